@@ -1,0 +1,5 @@
+import sys
+
+from elgrande.cli import main
+
+sys.exit(main())
