@@ -1,0 +1,195 @@
+"""Actions: interned ``int`` values with a text notation (docs/notation.md).
+
+An action's code is ``slot << 16 | kind << 10 | arg`` where slot 0 is chance and
+slot ``s + 1`` is seat ``s``; codes therefore sort by seat, then kind, then argument.
+Every possible action exists once, built at import time, so generating legal
+actions never allocates new objects and comparisons are plain int comparisons.
+"""
+
+from __future__ import annotations
+
+from .board import AREA_CODES, CASTILLO, NUM_AREAS, NUM_REGIONS, TILES, parse_area
+from .cards import CARDS, NUM_CARDS, parse_card
+
+MAX_PLAYERS = 5
+CHANCE = -1
+
+# Kinds, in the order their codes sort. Each has a text pattern (see _format).
+HOME, KING_AT, START, REVEAL = 0, 1, 2, 3  # chance
+BID, RECRUIT, RECALL, TAKE = 4, 5, 6, 7
+DEPLOY, SPECIAL, END, DONE = 8, 9, 10, 11
+PLACE, PICK, DROP, FROM, OPTION = 12, 13, 14, 15, 16
+SECRET, REMOVE, LOSE, SCORE = 17, 18, 19, 20
+RETRIEVE, GRANDE, COURT, KING, TILE, EVICT = 21, 22, 23, 24, 25, 26
+
+KIND_NAMES = (
+    "home", "king", "start", "reveal",
+    "bid", "recruit", "recall", "take",
+    "deploy", "special", "end", "done",
+    "place", "pick", "drop", "from", "option",
+    "secret", "remove", "lose", "score",
+    "retrieve", "grande", "court", "king", "tile", "evict",
+)
+CHANCE_KINDS = (HOME, KING_AT, START, REVEAL)
+LOSE_COURT = 10  # argument of LOSE meaning "from the court"
+OPTION_NAMES = ("1c", "1b")  # card 1i: place from court (1c) or empty one region (1b)
+
+
+class Action(int):
+    """One atomic decision; ``str(a)`` gives its notation, ``parse_action`` reads it back."""
+
+    __slots__ = ()
+
+    @property
+    def seat(self) -> int:
+        return (self >> 16) - 1
+
+    @property
+    def kind_id(self) -> int:
+        return (self >> 10) & 63
+
+    @property
+    def kind(self) -> str:
+        return KIND_NAMES[(self >> 10) & 63]
+
+    @property
+    def arg(self) -> int:
+        return self & 1023
+
+    @property
+    def is_chance(self) -> bool:
+        return self < 65536
+
+    @property
+    def is_secret(self) -> bool:
+        return (self >> 10) & 63 == SECRET and self >= 65536
+
+    def __str__(self) -> str:
+        return _TEXT[self]
+
+    def __repr__(self) -> str:
+        return f"Action({_TEXT[self]!r})"
+
+    def to_json(self) -> str:
+        return _TEXT[self]
+
+
+def _code(seat: int, kind: int, arg: int) -> int:
+    return ((seat + 1) << 16) | (kind << 10) | arg
+
+
+def _seat_text(seat: int) -> str:
+    return "*" if seat == CHANCE else f"p{seat}"
+
+
+def _format(seat: int, kind: int, arg: int) -> str:
+    who = _seat_text(seat)
+    name = KIND_NAMES[kind]
+    if kind in (DEPLOY, SPECIAL, END, DONE):
+        return f"{who} {name}"
+    if kind in (BID, RECRUIT, RETRIEVE, COURT):
+        return f"{who} {name} {arg}"
+    if kind in (RECALL, PLACE, DROP, FROM, SECRET, SCORE, GRANDE, KING, KING_AT, EVICT):
+        return f"{who} {name} {AREA_CODES[arg]}"
+    if kind in (TAKE, REVEAL):
+        return f"{who} {name} {CARDS[arg].id}"
+    if kind in (PICK, REMOVE, HOME):
+        return f"{who} {name} p{arg // 10} {AREA_CODES[arg % 10]}"
+    if kind == START:
+        return f"{who} {name} p{arg}"
+    if kind == LOSE:
+        return f"{who} {name} {'court' if arg == LOSE_COURT else AREA_CODES[arg]}"
+    if kind == OPTION:
+        return f"{who} {name} {OPTION_NAMES[arg]}"
+    if kind == TILE:
+        return f"{who} {name} {TILES[arg // 10][0]} {AREA_CODES[arg % 10]}"
+    raise AssertionError(kind)
+
+
+def _arguments(kind: int) -> range | list[int]:
+    regions = range(NUM_REGIONS)
+    areas = range(NUM_AREAS)
+    owner_region = [o * 10 + r for o in range(MAX_PLAYERS) for r in regions]
+    return {
+        HOME: owner_region, KING_AT: regions, START: range(MAX_PLAYERS), REVEAL: range(NUM_CARDS),
+        BID: range(1, 14), RECRUIT: range(7), RECALL: regions, TAKE: range(NUM_CARDS),
+        DEPLOY: [0], SPECIAL: [0], END: [0], DONE: [0],
+        PLACE: areas, PICK: owner_region, DROP: areas, FROM: regions, OPTION: range(2),
+        SECRET: regions, REMOVE: owner_region, LOSE: list(regions) + [LOSE_COURT], SCORE: areas,
+        RETRIEVE: range(1, 14), GRANDE: regions, COURT: range(3), KING: regions,
+        TILE: [t * 10 + a for t in range(len(TILES)) for a in areas], EVICT: regions,
+    }[kind]
+
+
+_TEXT: dict[int, str] = {}
+_BY_TEXT: dict[str, Action] = {}
+_ALL: dict[int, Action] = {}
+
+
+def _build() -> None:
+    for kind in range(len(KIND_NAMES)):
+        seats = [CHANCE] if kind in CHANCE_KINDS else list(range(MAX_PLAYERS))
+        for seat in seats:
+            for arg in _arguments(kind):
+                action = Action(_code(seat, kind, arg))
+                text = _format(seat, kind, arg)
+                _ALL[action] = action
+                _TEXT[action] = text
+                _BY_TEXT[text] = action
+
+
+_build()
+
+
+def action(seat: int, kind: int, arg: int = 0) -> Action:
+    """The interned action for (seat, kind, arg); KeyError if it does not exist."""
+    return _ALL[_code(seat, kind, arg)]
+
+
+def table(kind: int, size: int) -> list[list[Action]]:
+    """``table(kind, n)[seat][arg]`` for fast lookup in the legal-action generator."""
+    return [[_ALL.get(_code(seat, kind, arg)) for arg in range(size)] for seat in range(MAX_PLAYERS)]  # type: ignore[misc]
+
+
+def all_actions() -> list[Action]:
+    """Every action that can exist, sorted (for exhaustive tests)."""
+    return sorted(_ALL.values())
+
+
+def from_code(code: int) -> Action:
+    try:
+        return _ALL[code]
+    except KeyError:
+        raise ValueError(f"no action has code {code}") from None
+
+
+def parse_action(text: str) -> Action:
+    """Read an action from its notation, e.g. ``"p2 place ARA"`` or ``"* reveal 1g"``."""
+    words = text.split()
+    if not words:
+        raise ValueError("empty action text")
+    normal = " ".join(_normalise(words))
+    try:
+        return _BY_TEXT[normal]
+    except KeyError:
+        raise ValueError(f"not an action: {text!r} (see docs/notation.md)") from None
+
+
+def _normalise(words: list[str]) -> list[str]:
+    """Case-insensitive reading: seats lower-case, areas upper-case, card ids checked."""
+    out = [words[0].lower()]
+    for w in words[1:]:
+        lw = w.lower()
+        if lw.startswith("p") and lw[1:].isdigit():
+            out.append(lw)
+        elif w.upper() in AREA_CODES:
+            out.append(w.upper())
+        elif len(lw) == 2 and lw[0].isdigit() and lw[1].isalpha():
+            parse_card(lw)  # raises a clear error for unknown cards
+            out.append(lw)
+        else:
+            out.append(lw)
+    return out
+
+
+assert parse_area("CAS") == CASTILLO

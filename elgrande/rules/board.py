@@ -1,0 +1,70 @@
+"""The map: nine regions in scoring order, the Castillo, awards and adjacency (rules.md §1-2).
+
+Areas are small ints: 0..8 are the regions in scoring order, 9 is the Castillo.
+"""
+
+from __future__ import annotations
+
+REGION_CODES = ("GAL", "PVA", "ARA", "CAT", "CLV", "CLN", "SEV", "GRA", "VAL")
+REGION_NAMES = (
+    "Galicia", "País Vasco", "Aragón", "Cataluña", "Castilla la Vieja",
+    "Castilla la Nueva", "Sevilla", "Granada", "Valencia",
+)
+CASTILLO = 9
+AREA_CODES = REGION_CODES + ("CAS",)
+AREA_NAMES = REGION_NAMES + ("Castillo",)
+NUM_REGIONS = 9
+NUM_AREAS = 10
+REGIONS = tuple(range(NUM_REGIONS))
+AREAS = tuple(range(NUM_AREAS))
+AREA_INDEX = {code: i for i, code in enumerate(AREA_CODES)}
+
+# Printed awards (first, second, third) per area, Castillo last.
+PRINTED_AWARDS: tuple[tuple[int, int, int], ...] = (
+    (4, 2, 0), (5, 3, 1), (5, 4, 1), (4, 2, 1), (6, 4, 2),
+    (7, 4, 2), (4, 3, 1), (6, 3, 1), (5, 3, 2), (5, 3, 1),
+)
+
+# The two mobile scoreboards, identified by their index 0 and 1.
+TILES: tuple[tuple[int, int, int], ...] = ((8, 4, 0), (4, 0, 0))
+TILE_OFF_BOARD = -1
+
+_EDGES = (
+    ("GAL", "CLV"), ("GAL", "PVA"), ("PVA", "CLV"), ("PVA", "ARA"), ("ARA", "CLV"),
+    ("ARA", "CLN"), ("ARA", "CAT"), ("ARA", "VAL"), ("CAT", "VAL"), ("CLV", "CLN"),
+    ("CLN", "VAL"), ("CLN", "GRA"), ("CLN", "SEV"), ("SEV", "GRA"), ("GRA", "VAL"),
+)
+
+
+def _neighbours() -> tuple[tuple[int, ...], ...]:
+    adjacent: list[set[int]] = [set() for _ in REGIONS]
+    for a, b in _EDGES:
+        i, j = AREA_INDEX[a], AREA_INDEX[b]
+        adjacent[i].add(j)
+        adjacent[j].add(i)
+    return tuple(tuple(sorted(s)) for s in adjacent)
+
+
+NEIGHBOURS = _neighbours()
+EDGES = tuple((AREA_INDEX[a], AREA_INDEX[b]) for a, b in _EDGES)
+
+# Power card value -> Caballeros recruited from the provinces (rules.md §4.2).
+RECRUIT = (0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0)
+POWER_VALUES = tuple(range(1, 14))
+CABALLEROS_PER_PLAYER = 30
+START_COURT, START_HOME, START_PROVINCES = 7, 2, 21
+
+ROUNDS_9 = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+ROUNDS_6 = (2, 3, 5, 6, 8, 9)
+SCORING_ROUNDS = (3, 6, 9)
+
+
+def area_code(area: int) -> str:
+    return AREA_CODES[area]
+
+
+def parse_area(code: str) -> int:
+    try:
+        return AREA_INDEX[code.upper()]
+    except KeyError:
+        raise ValueError(f"unknown area {code!r}; expected one of {', '.join(AREA_CODES)}") from None

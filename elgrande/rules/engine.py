@@ -1,0 +1,1215 @@
+"""The one legal-action generator and the one place actions are carried out.
+
+``legal_actions`` and ``apply`` dispatch on the state's phase. ``apply`` accepts only what
+``legal_actions`` lists (cached on the state until it changes), so legality is decided in
+exactly one place. After each action the engine runs everything automatic (end of turn,
+end of round, scorings) until the next decision or chance step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import actions as A
+from .actions import CHANCE, Action, parse_action
+from .board import (
+    CABALLEROS_PER_PLAYER,
+    CASTILLO,
+    NEIGHBOURS,
+    NUM_REGIONS,
+    RECRUIT,
+    SCORING_ROUNDS,
+    START_COURT,
+    START_HOME,
+    START_PROVINCES,
+)
+from .cards import CARD_INDEX, CARDS, INITIAL_COPIES, KING_CARD, STACK_CARDS
+from .scoring import awards_of, score_area
+from .state import (
+    AFTER_DEPLOY,
+    BID,
+    CHOOSE,
+    COURT_CARD,
+    COURT_PLACE,
+    DEPLOY,
+    DEPLOYMENT_DONE,
+    EMPTY_CHOOSE,
+    EMPTY_DROP,
+    EVICT,
+    EVICTION,
+    GAME_OVER,
+    GENERAL,
+    GRANDE_MOVE,
+    KING_MOVE,
+    LOSE,
+    LOSE_ALL,
+    LOSE_TWO,
+    MOVE,
+    MOVE_DROP,
+    NOT_ASKED,
+    OPTION,
+    PENDING,
+    RECALL,
+    RECRUIT as RECRUIT_PHASE,
+    REMOVE,
+    RETRIEVE,
+    REVEAL,
+    SCORE_CHOICE,
+    SECRET,
+    SECRET_SCORING,
+    SETUP,
+    SPECIAL_DONE,
+    TAKE,
+    TILE_MOVE,
+    GameConfig,
+    State,
+)
+
+Events = list | None
+
+
+class IllegalAction(ValueError):
+    """An action that is not legal in this state; the message says why."""
+
+
+# ---------------------------------------------------------------------------------------
+# Lookup tables of interned actions, indexed [seat][argument].
+
+_BID = A.table(A.BID, 14)
+_RECRUIT = A.table(A.RECRUIT, 7)
+_RECALL = A.table(A.RECALL, 9)
+_TAKE = A.table(A.TAKE, 32)
+_PLACE = A.table(A.PLACE, 10)
+_PICK = A.table(A.PICK, 50)
+_DROP = A.table(A.DROP, 10)
+_FROM = A.table(A.FROM, 9)
+_OPTION = A.table(A.OPTION, 2)
+_SECRET = A.table(A.SECRET, 9)
+_REMOVE = A.table(A.REMOVE, 50)
+_LOSE = A.table(A.LOSE, 11)
+_SCORE = A.table(A.SCORE, 10)
+_RETRIEVE = A.table(A.RETRIEVE, 14)
+_GRANDE = A.table(A.GRANDE, 9)
+_COURT = A.table(A.COURT, 3)
+_KING = A.table(A.KING, 9)
+_TILE = A.table(A.TILE, 20)
+_EVICT = A.table(A.EVICT, 9)
+_SINGLE = {k: [A.action(seat, k) for seat in range(A.MAX_PLAYERS)] for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE)}
+_DEPLOY, _SPECIAL, _END, _DONE = (_SINGLE[k] for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE))
+_CHANCE_HOME = [A.action(CHANCE, A.HOME, p * 10 + r) for p in range(5) for r in range(9)]
+_CHANCE_KING = [A.action(CHANCE, A.KING_AT, r) for r in range(9)]
+_CHANCE_START = [A.action(CHANCE, A.START, p) for p in range(5)]
+_CHANCE_REVEAL = [A.action(CHANCE, A.REVEAL, c) for c in range(32)]
+
+# Deployment targets per King's region: its neighbours, then the Castillo.
+_DEPLOY_TARGETS = [NEIGHBOURS[k] + (CASTILLO,) for k in range(NUM_REGIONS)]
+# Destinations of a move out of a region, per (King's region, source region).
+_MOVE_TARGETS = [
+    [tuple(a for a in range(10) if a != king and a != src) for src in range(NUM_REGIONS)]
+    for king in range(NUM_REGIONS)
+]
+_ANY_BUT_KING = [tuple(r for r in range(NUM_REGIONS) if r != king) for king in range(NUM_REGIONS)]
+
+CARD_1A, CARD_1B, CARD_1C, CARD_1D, CARD_1E, CARD_1F, CARD_1G, CARD_1H, CARD_1I = (
+    CARD_INDEX[c] for c in ("1a", "1b", "1c", "1d", "1e", "1f", "1g", "1h", "1i"))
+CARD_2A, CARD_2B, CARD_2C, CARD_2D, CARD_2E, CARD_2F, CARD_2G = (
+    CARD_INDEX[c] for c in ("2a", "2b", "2c", "2d", "2e", "2f", "2g"))
+CARD_3A, CARD_3B, CARD_3C, CARD_3D, CARD_3E, CARD_3F, CARD_3G, CARD_3H = (
+    CARD_INDEX[c] for c in ("3a", "3b", "3c", "3d", "3e", "3f", "3g", "3h"))
+CARD_4A, CARD_4B, CARD_4C, CARD_4D, CARD_4E, CARD_4F, CARD_4G = (
+    CARD_INDEX[c] for c in ("4a", "4b", "4c", "4d", "4e", "4f", "4g"))
+# Movement budgets (own, opposing, any colour) of the "move Caballeros" cards.
+_MOVE_BUDGETS = {
+    CARD_1A: (0, 0, 3), CARD_1D: (2, 2, 0), CARD_1E: (4, 0, 0), CARD_1F: (0, 3, 0),
+    CARD_1G: (0, 0, 5), CARD_1H: (0, 0, 4),
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Public API
+
+
+def new_game(config: GameConfig) -> State:
+    """A fresh game at its first chance step (home regions, then the King, then start player)."""
+    n = config.players
+    return State(
+        config=config, n=n, phase=SETUP, round_index=0, ply=0,
+        cab=[0] * (10 * n), court=[START_COURT] * n, provinces=[START_PROVINCES + START_HOME] * n,
+        scores=[0] * n, grande=[-1] * n, king=-1, tiles=[-1, -1],
+        hand=[0b11111111111110] * n, bids=[0] * n, start_player=-1, order=[], turn=0, active=-1,
+        copies=list(INITIAL_COPIES), available=[], card=-1, parts_done=0, deploy_left=0,
+        count_left=0, own_left=0, opp_left=0, any_left=0, source=-1, picked=-1,
+        arrived=[0] * (10 * n), queue=[], secret=[NOT_ASKED] * n, secret_purpose=-1,
+    )
+
+
+def to_act(s: State) -> list[int]:
+    """Seats that may act now (ascending), ``[CHANCE]`` at a chance step, ``[]`` at the end."""
+    phase = s.phase
+    if phase == SETUP or phase == REVEAL:
+        return [CHANCE]
+    if phase == GAME_OVER:
+        return []
+    if phase == SECRET:
+        return [p for p in range(s.n) if s.secret[p] == PENDING]
+    return [_actor(s)]
+
+
+def is_chance(s: State) -> bool:
+    return s.phase == SETUP or s.phase == REVEAL
+
+
+def is_terminal(s: State) -> bool:
+    return s.phase == GAME_OVER
+
+
+def legal_actions(s: State, seat: int | None = None) -> list[Action]:
+    """The sorted, unique atomic decisions open now, for all seats to act or one seat."""
+    legal = s.legal_cache
+    if legal is None:
+        legal = s.legal_cache = tuple(_LEGAL[s.phase](s))
+    if seat is None:
+        return list(legal)  # type: ignore[arg-type]
+    return [a for a in legal if (a >> 16) - 1 == seat]  # type: ignore[misc]
+
+
+def apply(s: State, action: Action | int | str, events: Events = None) -> None:
+    """Carry out one legal action in place; raise IllegalAction (state untouched) otherwise."""
+    if isinstance(action, str):
+        try:
+            action = parse_action(action)
+        except ValueError as error:
+            raise IllegalAction(str(error)) from None
+    legal = s.legal_cache
+    if legal is None:
+        legal = s.legal_cache = tuple(_LEGAL[s.phase](s))
+    if action not in legal:
+        raise IllegalAction(explain_illegal(s, action))
+    s.legal_cache = None
+    s.ply += 1
+    _APPLY[s.phase](s, action & 1023, action, events)
+
+
+def chance_outcomes(s: State) -> list[tuple[Action, float]]:
+    """Outcomes of the current chance step with their probabilities."""
+    if not is_chance(s):
+        return []
+    outcomes = legal_actions(s)
+    if s.phase == REVEAL:
+        copies = s.copies
+        total = sum(copies[a & 1023] for a in outcomes)
+        return [(a, copies[a & 1023] / total) for a in outcomes]
+    return [(a, 1 / len(outcomes)) for a in outcomes]
+
+
+def resolve_chance(s: State, rng, events: Events = None) -> list[Action]:
+    """Apply chance steps drawn from ``rng`` (a random.Random) until a seat must act."""
+    done: list[Action] = []
+    while s.phase == SETUP or s.phase == REVEAL:
+        a = sample_chance(s, rng)
+        apply(s, a, events)
+        done.append(a)
+    return done
+
+
+def sample_chance(s: State, rng) -> Action:
+    """Draw the current chance step's outcome from ``rng``."""
+    outcomes = legal_actions(s)
+    if s.phase == REVEAL:
+        copies = s.copies
+        weights = [copies[a & 1023] for a in outcomes]
+        pick = rng.randrange(sum(weights))
+        for a, w in zip(outcomes, weights, strict=True):
+            pick -= w
+            if pick < 0:
+                return a
+    return outcomes[rng.randrange(len(outcomes))]
+
+
+def winners(s: State) -> list[int]:
+    """Seats with the highest score (several share the victory); only meaningful at the end."""
+    best = max(s.scores)
+    return [p for p in range(s.n) if s.scores[p] == best]
+
+
+def replay(config: GameConfig, log: list) -> State:
+    """Rebuild the state reached by applying ``log`` (actions or their notation) to a new game."""
+    s = new_game(config)
+    for i, action in enumerate(log):
+        try:
+            apply(s, action)
+        except IllegalAction as error:
+            raise IllegalAction(f"log entry {i} ({action}): {error}") from None
+    return s
+
+
+def explain_illegal(s: State, action: int) -> str:
+    """Why ``action`` is not legal now (called only on the error path)."""
+    try:
+        a = A.from_code(int(action))
+    except ValueError:
+        return f"{action!r} is not an action"
+    actors = to_act(s)
+    if not actors:
+        return f"{a} is not legal: the game is over"
+    if a.seat not in actors:
+        who = "chance" if actors == [CHANCE] else ", ".join(f"p{p}" for p in actors)
+        return f"{a} is not legal: it is not p{a.seat}'s decision now (waiting for {who}, phase {s.phase_name})"
+    mine = legal_actions(s, a.seat)
+    same_kind = [str(x) for x in mine if x.kind_id == a.kind_id]
+    if same_kind:
+        return f"{a} is not legal now; possible {a.kind} actions: {', '.join(same_kind)}"
+    return (f"{a} is not legal in phase {s.phase_name}; legal actions: "
+            f"{', '.join(str(x) for x in mine) or 'none'}")
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+
+
+def _actor(s: State) -> int:
+    phase = s.phase
+    if phase == BID:
+        return (s.start_player + s.turn) % s.n
+    if phase == LOSE:
+        return s.queue[0]
+    return s.active
+
+
+def _clockwise_opponents(s: State) -> list[int]:
+    n, a = s.n, s.active
+    return [(a + i) % n for i in range(1, n)]
+
+
+def _board_eligible(s: State, p: int) -> int:
+    """p's Caballeros in regions other than the King's (recall and loss sources)."""
+    n, cab, king = s.n, s.cab, s.king
+    return sum(cab[r * n + p] for r in range(NUM_REGIONS) if r != king)
+
+
+def _owned_regions(s: State, p: int) -> list[int]:
+    n, cab, king = s.n, s.cab, s.king
+    return [r for r in range(NUM_REGIONS) if r != king and cab[r * n + p] > 0]
+
+
+# ---------------------------------------------------------------------------------------
+# Set-up and reveals (chance)
+
+
+def _legal_setup(s: State) -> list[Action]:
+    placed = sum(1 for g in s.grande if g >= 0)
+    if placed < s.n:
+        used = set(s.grande)
+        return [_CHANCE_HOME[placed * 9 + r] for r in range(NUM_REGIONS) if r not in used]
+    if s.king < 0:
+        used = set(s.grande)
+        return [_CHANCE_KING[r] for r in range(NUM_REGIONS) if r not in used]
+    return _CHANCE_START[: s.n]
+
+
+def _apply_setup(s: State, arg: int, action: int, events: Events) -> None:
+    kind = (action >> 10) & 63
+    n = s.n
+    if kind == A.HOME:
+        p, r = divmod(arg, 10)
+        s.grande[p] = r
+        s.cab[r * n + p] += START_HOME
+        s.provinces[p] -= START_HOME
+        return
+    if kind == A.KING_AT:
+        s.king = arg
+        if s.config.start_player is None:
+            return
+        s.start_player = s.config.start_player
+    else:
+        s.start_player = arg
+    if events is not None:
+        events.append({"type": "setup", "homes": s.grande[:], "king": s.king, "start_player": s.start_player})
+    _begin_round(s)
+
+
+def _begin_round(s: State) -> None:
+    s.phase = REVEAL
+    s.available = []
+    s.bids = [0] * s.n
+    s.order = []
+    s.turn = 0
+    s.active = -1
+
+
+def _legal_reveal(s: State) -> list[Action]:
+    stack = len(s.available) + 1
+    copies = s.copies
+    return [_CHANCE_REVEAL[c] for c in STACK_CARDS[stack] if copies[c] > 0]
+
+
+def _apply_reveal(s: State, arg: int, action: int, events: Events) -> None:
+    s.copies[arg] -= 1
+    s.available.append(arg)
+    if events is not None:
+        events.append({"type": "reveal", "card": CARDS[arg].id})
+    if len(s.available) == 4:
+        s.available.append(KING_CARD)
+        s.phase = BID
+        s.turn = 0
+
+
+# ---------------------------------------------------------------------------------------
+# Bidding
+
+
+def _legal_bid(s: State) -> list[Action]:
+    p = (s.start_player + s.turn) % s.n
+    hand = s.hand[p]
+    for v in s.bids:
+        if v:
+            hand &= ~(1 << v)
+    row = _BID[p]
+    return [row[v] for v in range(1, 14) if hand >> v & 1]
+
+
+def _apply_bid(s: State, v: int, action: int, events: Events) -> None:
+    p = (s.start_player + s.turn) % s.n
+    s.hand[p] &= ~(1 << v)
+    s.bids[p] = v
+    s.turn += 1
+    if s.turn == s.n:
+        bids = s.bids
+        s.order = sorted(range(s.n), key=lambda q: -bids[q])
+        s.turn = 0
+        _start_turn(s)
+
+
+# ---------------------------------------------------------------------------------------
+# A player's turn: recruit, take a card, deployment and special action in either order
+
+
+def _start_turn(s: State) -> None:
+    p = s.order[s.turn]
+    s.active = p
+    s.card = -1
+    s.parts_done = 0
+    limit = RECRUIT[s.bids[p]]
+    if limit and (s.provinces[p] or _board_eligible(s, p)):
+        s.phase = RECRUIT_PHASE
+    else:
+        s.phase = TAKE
+
+
+def _legal_recruit(s: State) -> list[Action]:
+    p = s.active
+    most = min(RECRUIT[s.bids[p]], s.provinces[p] + _board_eligible(s, p))
+    return _RECRUIT[p][: most + 1]
+
+
+def _apply_recruit(s: State, k: int, action: int, events: Events) -> None:
+    p = s.active
+    taken = min(k, s.provinces[p])
+    s.provinces[p] -= taken
+    s.court[p] += taken
+    _begin_recall(s, k - taken, events)
+
+
+def _begin_recall(s: State, shortfall: int, events: Events) -> None:
+    """Recall ``shortfall`` of the active player's Caballeros from regions (not the King's
+    region, not the Castillo): at recruitment, or for card 4c with its board option."""
+    p = s.active
+    if shortfall and shortfall >= _board_eligible(s, p):
+        for r in _owned_regions(s, p):  # no choice left: every eligible one comes back
+            s.court[p] += s.cab[r * s.n + p]
+            s.cab[r * s.n + p] = 0
+        shortfall = 0
+    if shortfall:
+        s.count_left = shortfall
+        s.phase = RECALL
+    else:
+        _continue_after_recall(s, events)
+
+
+def _continue_after_recall(s: State, events: Events) -> None:
+    s.count_left = 0
+    if s.card < 0:  # recruitment: the action card comes next
+        s.phase = TAKE
+    else:  # card 4c
+        _finish_special(s, events)
+
+
+def _legal_recall(s: State) -> list[Action]:
+    p = s.active
+    row = _RECALL[p]
+    return [row[r] for r in _owned_regions(s, p)]
+
+
+def _apply_recall(s: State, r: int, action: int, events: Events) -> None:
+    p = s.active
+    s.cab[r * s.n + p] -= 1
+    s.court[p] += 1
+    s.count_left -= 1
+    if s.count_left == 0:
+        _continue_after_recall(s, events)
+    elif s.count_left >= _board_eligible(s, p):
+        _begin_recall(s, s.count_left, events)
+
+
+def _legal_take(s: State) -> list[Action]:
+    row = _TAKE[s.active]
+    return [row[c] for c in sorted(s.available)]
+
+
+def _apply_take(s: State, c: int, action: int, events: Events) -> None:
+    s.available.remove(c)
+    s.card = c
+    s.phase = CHOOSE
+
+
+def _legal_choose(s: State) -> list[Action]:
+    p = s.active
+    out = []
+    if s.court[p]:
+        out.append(_DEPLOY[p])
+    if _special_possible(s):
+        out.append(_SPECIAL[p])
+    out.append(_END[p])
+    return out
+
+
+def _apply_choose(s: State, arg: int, action: int, events: Events) -> None:
+    kind = (action >> 10) & 63
+    if kind == A.DEPLOY:
+        _begin_deployment(s, events)
+    elif kind == A.SPECIAL:
+        _begin_special(s, events)
+    else:
+        _end_turn(s, events)
+
+
+def _begin_deployment(s: State, events: Events) -> None:
+    p = s.active
+    s.deploy_left = CARDS[s.card].stack
+    if s.court[p] == 0:
+        _finish_deployment(s, events)
+    else:
+        s.phase = DEPLOY
+
+
+def _legal_deploy(s: State) -> list[Action]:
+    p = s.active
+    row = _PLACE[p]
+    return [row[a] for a in _DEPLOY_TARGETS[s.king]] + [_DONE[p]]
+
+
+def _apply_deploy(s: State, area: int, action: int, events: Events) -> None:
+    if (action >> 10) & 63 == A.DONE:
+        _finish_deployment(s, events)
+        return
+    p = s.active
+    s.cab[area * s.n + p] += 1
+    s.court[p] -= 1
+    s.deploy_left -= 1
+    if s.deploy_left == 0 or s.court[p] == 0:
+        _finish_deployment(s, events)
+
+
+def _finish_deployment(s: State, events: Events) -> None:
+    s.deploy_left = 0
+    s.parts_done |= DEPLOYMENT_DONE
+    if s.parts_done & SPECIAL_DONE or not _special_possible(s):
+        _end_turn(s, events)
+    else:
+        s.phase = AFTER_DEPLOY
+
+
+def _legal_after_deploy(s: State) -> list[Action]:
+    p = s.active
+    return [_SPECIAL[p], _END[p]]
+
+
+def _apply_after_deploy(s: State, arg: int, action: int, events: Events) -> None:
+    if (action >> 10) & 63 == A.SPECIAL:
+        _begin_special(s, events)
+    else:
+        _end_turn(s, events)
+
+
+def _end_turn(s: State, events: Events) -> None:
+    s.card = -1
+    s.parts_done = 0
+    s.turn += 1
+    if s.turn < s.n:
+        _start_turn(s)
+    else:
+        _end_round(s, events)
+
+
+# ---------------------------------------------------------------------------------------
+# End of round and general scoring
+
+
+def _end_round(s: State, events: Events) -> None:
+    bids = s.bids
+    candidates = range(s.n)
+    if not s.config.options.retrieved_card_counts_for_start:
+        candidates = [p for p in range(s.n) if not s.hand[p] >> bids[p] & 1] or range(s.n)
+    s.start_player = min(candidates, key=lambda p: bids[p])
+    s.active = -1
+    s.order = []
+    s.turn = 0
+    s.available = []
+    if s.round in SCORING_ROUNDS:
+        _begin_general_scoring(s, events)
+    else:
+        _next_round(s)
+
+
+def _next_round(s: State) -> None:
+    if s.round_index + 1 == len(s.config.round_labels):
+        s.phase = GAME_OVER
+        s.active = -1
+        return
+    s.round_index += 1
+    _begin_round(s)
+
+
+def _begin_general_scoring(s: State, events: Events) -> None:
+    n = s.n
+    everyone = s.config.options.castillo_pick_when_empty
+    s.secret = [PENDING if everyone or s.cab[9 * n + p] else NOT_ASKED for p in range(n)]
+    if PENDING in s.secret:
+        s.secret_purpose = GENERAL
+        s.phase = SECRET
+    else:
+        _resolve_general_scoring(s, events)
+
+
+def _resolve_general_scoring(s: State, events: Events) -> None:
+    n, cab = s.n, s.cab
+    score_area(s, CASTILLO, events=events, reason="general")
+    for p in range(n):
+        dest = s.secret[p]
+        k = cab[9 * n + p]
+        if k and dest >= 0:
+            cab[9 * n + p] = 0
+            cab[dest * n + p] += k
+    if events is not None:
+        events.append({"type": "castillo_release", "destinations": s.secret[:]})
+    _clear_secret(s)
+    for r in range(NUM_REGIONS):
+        score_area(s, r, events=events, reason="general")
+    _next_round(s)
+
+
+def _clear_secret(s: State) -> None:
+    s.secret = [NOT_ASKED] * s.n
+    s.secret_purpose = -1
+
+
+# ---------------------------------------------------------------------------------------
+# Secret choices (general scoring, 2a, 2e, 4f, 4g)
+
+
+def _secret_choices(s: State, p: int) -> list[int]:
+    purpose = s.secret_purpose
+    king = s.king
+    if purpose == GENERAL:
+        return list(_ANY_BUT_KING[king])
+    if purpose == LOSE_ALL or purpose == LOSE_TWO:
+        opts = s.config.options
+        if not opts.province_pick_requires_caballero:
+            return list(_ANY_BUT_KING[king])
+        owned = _owned_regions(s, p)
+        if purpose == LOSE_TWO and opts.province2_requires_two_if_possible:
+            two = [r for r in owned if s.cab[r * s.n + p] >= 2]
+            if two:
+                return two
+        return owned
+    if purpose == SECRET_SCORING:
+        if s.config.options.secret_scoring_allows_king_region:
+            return list(range(NUM_REGIONS))
+        return list(_ANY_BUT_KING[king])
+    return list(range(NUM_REGIONS))  # eviction: any region; source or King's sends to court
+
+
+def _legal_secret(s: State) -> list[Action]:
+    out: list[Action] = []
+    for p in range(s.n):
+        if s.secret[p] == PENDING:
+            row = _SECRET[p]
+            out.extend(row[r] for r in _secret_choices(s, p))
+    return out
+
+
+def _apply_secret(s: State, r: int, action: int, events: Events) -> None:
+    p = (action >> 16) - 1
+    s.secret[p] = r
+    if PENDING in s.secret:
+        return
+    purpose = s.secret_purpose
+    if events is not None:
+        events.append({"type": "secrets_revealed", "purpose": purpose, "choices": s.secret[:]})
+    if purpose == GENERAL:
+        _resolve_general_scoring(s, events)
+        return
+    n, cab = s.n, s.cab
+    if purpose == LOSE_ALL or purpose == LOSE_TWO:
+        for q in range(n):
+            dest = s.secret[q]
+            if dest >= 0:
+                i = dest * n + q
+                k = cab[i] if purpose == LOSE_ALL else min(2, cab[i])
+                cab[i] -= k
+                s.provinces[q] += k
+    elif purpose == SECRET_SCORING:
+        picks = [r for r in s.secret if r >= 0]
+        for region in range(NUM_REGIONS):
+            if picks.count(region) == 1:
+                score_area(s, region, events=events, reason="4f")
+    else:  # eviction from s.source
+        src = s.source
+        for q in range(n):
+            dest = s.secret[q]
+            if dest < 0:
+                continue
+            k = cab[src * n + q]
+            cab[src * n + q] = 0
+            if dest == src or dest == s.king:
+                s.court[q] += k
+            else:
+                cab[dest * n + q] += k
+    _clear_secret(s)
+    _finish_special(s, events)
+
+
+def _ask_secret(s: State, purpose: int, seats: list[int], events: Events) -> None:
+    s.secret = [PENDING if p in seats else NOT_ASKED for p in range(s.n)]
+    s.secret_purpose = purpose
+    for p in seats:
+        if not _secret_choices(s, p):
+            s.secret[p] = NOT_ASKED
+    if PENDING in s.secret:
+        s.phase = SECRET
+    else:
+        _clear_secret(s)
+        _finish_special(s, events)
+
+
+# ---------------------------------------------------------------------------------------
+# Special actions
+
+
+def _special_possible(s: State) -> bool:
+    """Whether the special action of the card taken can be started (it would offer a choice
+    or have an automatic effect); cards whose every option is impossible cannot be started."""
+    if s.parts_done & SPECIAL_DONE:
+        return False
+    c, p = s.card, s.active
+    if c in _MOVE_BUDGETS:
+        own, opp, anyc = _MOVE_BUDGETS[c]
+        return bool(_movable_picks(s, own, opp, anyc, -1))
+    if c == CARD_1B:
+        return bool(_owned_regions(s, p))
+    if c == CARD_1C:
+        return s.court[p] > 0
+    if c == CARD_1I:
+        return s.court[p] > 0 or bool(_owned_regions(s, p))
+    if c == CARD_4A:
+        return bool(_retrievable(s))
+    if c == CARD_4B:
+        return s.grande[p] != s.king
+    if c == CARD_4C:
+        extra = _board_eligible(s, p) if s.config.options.court_card_recall_from_board else 0
+        return s.provinces[p] + extra > 0
+    if c == CARD_4E:
+        return bool(_tile_targets(s))
+    return True
+
+
+def _begin_special(s: State, events: Events) -> None:
+    c, p = s.card, s.active
+    s.arrived = [0] * (10 * s.n)
+    s.source = -1
+    s.picked = -1
+    if c in _MOVE_BUDGETS:
+        s.own_left, s.opp_left, s.any_left = _MOVE_BUDGETS[c]
+        s.phase = MOVE
+    elif c == CARD_1B:
+        s.phase = EMPTY_CHOOSE
+    elif c == CARD_1C:
+        s.count_left = 2
+        s.phase = COURT_PLACE
+    elif c == CARD_1I:
+        s.phase = OPTION
+    elif c == CARD_2A or c == CARD_2E:
+        _ask_secret(s, LOSE_ALL if c == CARD_2A else LOSE_TWO, _clockwise_opponents(s), events)
+    elif c == CARD_2B:
+        s.queue = [q for q in _clockwise_opponents(s) if _owned_regions(s, q)]
+        s.phase = REMOVE
+        if not s.queue:
+            _finish_special(s, events)
+    elif c == CARD_2C:
+        s.queue = _clockwise_opponents(s)
+        s.count_left = 3
+        _settle_losses(s, events)
+    elif c == CARD_2D or c == CARD_3C:
+        s.phase = SCORE_CHOICE
+    elif c == CARD_2F or c == CARD_2G:
+        for q in _clockwise_opponents(s):
+            k = s.court[q] if c == CARD_2F else min(3, s.court[q])
+            s.court[q] -= k
+            s.provinces[q] += k
+        _finish_special(s, events)
+    elif c in _AUTOMATIC_SCORINGS:
+        _AUTOMATIC_SCORINGS[c](s, events)
+        _finish_special(s, events)
+    elif c == CARD_4A:
+        s.phase = RETRIEVE
+    elif c == CARD_4B:
+        s.phase = GRANDE_MOVE
+    elif c == CARD_4C:
+        s.phase = COURT_CARD
+    elif c == CARD_4D or c == KING_CARD:
+        s.phase = KING_MOVE
+    elif c == CARD_4E:
+        s.phase = TILE_MOVE
+    elif c == CARD_4F:
+        _ask_secret(s, SECRET_SCORING, list(range(s.n)), events)
+    elif c == CARD_4G:
+        s.phase = EVICT
+    else:  # pragma: no cover - every card kind is handled above
+        raise AssertionError(CARDS[c].id)
+
+
+def _finish_special(s: State, events: Events) -> None:
+    s.parts_done |= SPECIAL_DONE
+    s.source = -1
+    s.picked = -1
+    s.queue = []
+    s.own_left = s.opp_left = s.any_left = s.count_left = 0
+    if s.parts_done & DEPLOYMENT_DONE:
+        _end_turn(s, events)
+    else:
+        _begin_deployment(s, events)
+
+
+# --- movement cards 1a, 1d, 1e, 1f, 1g, 1h
+
+
+def _movable_picks(s: State, own: int, opp: int, anyc: int, source: int) -> list[Action]:
+    n, cab, king, p = s.n, s.cab, s.king, s.active
+    arrived = s.arrived
+    row = _PICK[p]
+    mine = own > 0 or anyc > 0
+    theirs = opp > 0 or anyc > 0
+    out = []
+    for o in range(n):
+        if not (mine if o == p else theirs):
+            continue
+        for r in range(NUM_REGIONS):
+            if r == king or (source >= 0 and r != source):
+                continue
+            i = r * n + o
+            if cab[i] > arrived[i]:
+                out.append(row[o * 10 + r])
+    out.sort()
+    return out
+
+
+def _legal_move(s: State) -> list[Action]:
+    p = s.active
+    return _movable_picks(s, s.own_left, s.opp_left, s.any_left, s.source) + [_DONE[p]]
+
+
+def _apply_move(s: State, arg: int, action: int, events: Events) -> None:
+    if (action >> 10) & 63 == A.DONE:
+        _finish_special(s, events)
+        return
+    if s.card == CARD_1G:
+        s.source = arg % 10
+    s.picked = arg
+    s.phase = MOVE_DROP
+
+
+def _legal_move_drop(s: State) -> list[Action]:
+    row = _DROP[s.active]
+    return [row[a] for a in _MOVE_TARGETS[s.king][s.picked % 10]]
+
+
+def _apply_move_drop(s: State, dest: int, action: int, events: Events) -> None:
+    n, p = s.n, s.active
+    owner, src = divmod(s.picked, 10)
+    s.cab[src * n + owner] -= 1
+    s.cab[dest * n + owner] += 1
+    if s.config.options.move_each_caballero_once:
+        s.arrived[dest * n + owner] += 1
+    s.picked = -1
+    if owner == p and s.own_left:
+        s.own_left -= 1
+    elif owner != p and s.opp_left:
+        s.opp_left -= 1
+    else:
+        s.any_left -= 1
+    s.phase = MOVE
+    if not _movable_picks(s, s.own_left, s.opp_left, s.any_left, s.source):
+        _finish_special(s, events)
+
+
+# --- 1b (and 1i's second option): all your Caballeros out of one region
+
+
+def _legal_empty_choose(s: State) -> list[Action]:
+    row = _FROM[s.active]
+    return [row[r] for r in _owned_regions(s, s.active)]
+
+
+def _apply_empty_choose(s: State, r: int, action: int, events: Events) -> None:
+    s.source = r
+    s.phase = EMPTY_DROP
+
+
+def _legal_empty_drop(s: State) -> list[Action]:
+    p = s.active
+    row = _DROP[p]
+    out = [row[a] for a in _MOVE_TARGETS[s.king][s.source]]
+    if s.config.options.empty_region_optional_amount:
+        out.append(_DONE[p])
+    return out
+
+
+def _apply_empty_drop(s: State, dest: int, action: int, events: Events) -> None:
+    if (action >> 10) & 63 == A.DONE:
+        _finish_special(s, events)
+        return
+    n, p, src = s.n, s.active, s.source
+    s.cab[src * n + p] -= 1
+    s.cab[dest * n + p] += 1
+    if s.cab[src * n + p] == 0:
+        _finish_special(s, events)
+
+
+# --- 1c (and 1i's first option): up to 2 more from the court to any region
+
+
+def _legal_court_place(s: State) -> list[Action]:
+    p = s.active
+    row = _PLACE[p]
+    return [row[a] for a in _ANY_BUT_KING[s.king]] + [row[CASTILLO], _DONE[p]]
+
+
+def _apply_court_place(s: State, area: int, action: int, events: Events) -> None:
+    if (action >> 10) & 63 == A.DONE:
+        _finish_special(s, events)
+        return
+    p = s.active
+    s.cab[area * s.n + p] += 1
+    s.court[p] -= 1
+    s.count_left -= 1
+    if s.count_left == 0 or s.court[p] == 0:
+        _finish_special(s, events)
+
+
+def _legal_option(s: State) -> list[Action]:
+    p = s.active
+    row = _OPTION[p]
+    out = []
+    if s.court[p]:
+        out.append(row[0])
+    if _owned_regions(s, p):
+        out.append(row[1])
+    return out
+
+
+def _apply_option(s: State, choice: int, action: int, events: Events) -> None:
+    if choice == 0:
+        s.count_left = 2
+        s.phase = COURT_PLACE
+    else:
+        s.phase = EMPTY_CHOOSE
+
+
+# --- 2b: one Caballero of each opponent back to his provinces
+
+
+def _legal_remove(s: State) -> list[Action]:
+    q = s.queue[0]
+    row = _REMOVE[s.active]
+    return [row[q * 10 + r] for r in _owned_regions(s, q)]
+
+
+def _apply_remove(s: State, arg: int, action: int, events: Events) -> None:
+    q, r = divmod(arg, 10)
+    s.cab[r * s.n + q] -= 1
+    s.provinces[q] += 1
+    s.queue.pop(0)
+    if not s.queue:
+        _finish_special(s, events)
+
+
+# --- 2c: each opponent in turn loses 3 from court and/or regions
+
+
+def _settle_losses(s: State, events: Events) -> None:
+    """Move to the next opponent who has a real choice; forced losses happen at once."""
+    n = s.n
+    while s.queue:
+        q = s.queue[0]
+        regions = _owned_regions(s, q)
+        eligible = s.court[q] + sum(s.cab[r * n + q] for r in regions)
+        sources = len(regions) + (1 if s.court[q] else 0)
+        if eligible == 0:
+            pass
+        elif eligible <= s.count_left or sources == 1:  # no choice: lose as many as possible
+            left = s.count_left
+            take = min(left, s.court[q])
+            s.court[q] -= take
+            s.provinces[q] += take
+            left -= take
+            for r in regions:
+                k = min(left, s.cab[r * n + q])
+                s.cab[r * n + q] -= k
+                s.provinces[q] += k
+                left -= k
+        else:
+            s.phase = LOSE
+            return
+        s.queue.pop(0)
+        s.count_left = 3
+    _finish_special(s, events)
+
+
+def _legal_lose(s: State) -> list[Action]:
+    q = s.queue[0]
+    row = _LOSE[q]
+    out = [row[r] for r in _owned_regions(s, q)]
+    if s.court[q]:
+        out.append(row[A.LOSE_COURT])
+    return out
+
+
+def _apply_lose(s: State, where: int, action: int, events: Events) -> None:
+    q = s.queue[0]
+    if where == A.LOSE_COURT:
+        s.court[q] -= 1
+    else:
+        s.cab[where * s.n + q] -= 1
+    s.provinces[q] += 1
+    s.count_left -= 1
+    if s.count_left == 0:
+        s.queue.pop(0)
+        s.count_left = 3
+    _settle_losses(s, events)
+
+
+# --- scorings
+
+
+def _legal_score_choice(s: State) -> list[Action]:
+    row = _SCORE[s.active]
+    last = 10 if s.config.options.choose_scoring_includes_castillo else 9
+    return row[:last]
+
+
+def _apply_score_choice(s: State, area: int, action: int, events: Events) -> None:
+    score_area(s, area, events=events, reason=CARDS[s.card].id)
+    _finish_special(s, events)
+
+
+def _region_totals(s: State) -> list[int]:
+    n, cab = s.n, s.cab
+    return [sum(cab[r * n: r * n + n]) for r in range(NUM_REGIONS)]
+
+
+def _score_most(s: State, events: Events) -> None:
+    totals = _region_totals(s)
+    best = max(totals)
+    if best:
+        for r in range(NUM_REGIONS):
+            if totals[r] == best:
+                score_area(s, r, events=events, reason="3a")
+
+
+def _score_fewest(s: State, events: Events) -> None:
+    totals = _region_totals(s)
+    occupied = [t for t in totals if t]
+    if occupied:
+        least = min(occupied)
+        for r in range(NUM_REGIONS):
+            if totals[r] == least:
+                score_area(s, r, events=events, reason="3d")
+
+
+def _score_by_first_award(s: State, values: tuple[int, ...], castillo_too: bool, reason: str,
+                          events: Events) -> None:
+    for area in range(NUM_REGIONS):
+        if awards_of(s, area)[0] in values:
+            score_area(s, area, events=events, reason=reason)
+    if castillo_too and awards_of(s, CASTILLO)[0] in values:
+        score_area(s, CASTILLO, events=events, reason=reason)
+
+
+def _score_castillo(s: State, events: Events) -> None:
+    score_area(s, CASTILLO, events=events, reason="3f")
+
+
+def _score_first_only(s: State, events: Events) -> None:
+    for r in range(NUM_REGIONS):
+        score_area(s, r, first_only=True, events=events, reason="3e")
+
+
+_AUTOMATIC_SCORINGS: dict[int, Callable[[State, Events], None]] = {
+    CARD_3A: _score_most,
+    CARD_3B: lambda s, ev: _score_by_first_award(
+        s, (4,), s.config.options.value_scoring_includes_castillo, "3b", ev),
+    CARD_3D: _score_fewest,
+    CARD_3E: _score_first_only,
+    CARD_3F: _score_castillo,
+    CARD_3G: lambda s, ev: _score_by_first_award(
+        s, (6, 7), s.config.options.value_scoring_includes_castillo, "3g", ev),
+    CARD_3H: lambda s, ev: _score_by_first_award(s, (5,), False, "3h", ev),
+}
+
+
+# --- 4a power card, 4b Grande, 4c court, 4d / 5a King, 4e tiles, 4g eviction
+
+
+def _retrievable(s: State) -> list[int]:
+    p = s.active
+    hand = s.hand[p]
+    current = s.bids[p]
+    allow_current = s.config.options.retrieve_current_round_card
+    return [v for v in range(1, 14) if not hand >> v & 1 and (allow_current or v != current)]
+
+
+def _legal_retrieve(s: State) -> list[Action]:
+    row = _RETRIEVE[s.active]
+    return [row[v] for v in _retrievable(s)]
+
+
+def _apply_retrieve(s: State, v: int, action: int, events: Events) -> None:
+    s.hand[s.active] |= 1 << v
+    _finish_special(s, events)
+
+
+def _legal_grande(s: State) -> list[Action]:
+    p = s.active
+    row = _GRANDE[p]
+    home = s.grande[p]
+    return [row[r] for r in _ANY_BUT_KING[s.king] if r != home]
+
+
+def _apply_grande(s: State, r: int, action: int, events: Events) -> None:
+    s.grande[s.active] = r
+    _finish_special(s, events)
+
+
+def _legal_court_card(s: State) -> list[Action]:
+    p = s.active
+    have = s.provinces[p]
+    if s.config.options.court_card_recall_from_board:
+        have += _board_eligible(s, p)
+    return _COURT[p][1: min(2, have) + 1]
+
+
+def _apply_court_card(s: State, k: int, action: int, events: Events) -> None:
+    p = s.active
+    taken = min(k, s.provinces[p])
+    s.provinces[p] -= taken
+    s.court[p] += taken
+    _begin_recall(s, k - taken, events)
+
+
+def _legal_king(s: State) -> list[Action]:
+    row = _KING[s.active]
+    targets = NEIGHBOURS[s.king] if s.card == CARD_4D else _ANY_BUT_KING[s.king]
+    return [row[r] for r in targets]
+
+
+def _apply_king(s: State, r: int, action: int, events: Events) -> None:
+    s.king = r
+    _finish_special(s, events)
+
+
+def _tile_targets(s: State) -> list[int]:
+    out = []
+    king = s.king
+    for t in (0, 1):
+        here, other = s.tiles[t], s.tiles[1 - t]
+        if here == king:
+            continue  # a scoreboard in the King's region is frozen there
+        for area in range(10):
+            if area != king and area != here and area != other:
+                out.append(t * 10 + area)
+    return out
+
+
+def _legal_tile(s: State) -> list[Action]:
+    row = _TILE[s.active]
+    return [row[x] for x in _tile_targets(s)]
+
+
+def _apply_tile(s: State, arg: int, action: int, events: Events) -> None:
+    t, area = divmod(arg, 10)
+    s.tiles[t] = area
+    _finish_special(s, events)
+
+
+def _legal_evict(s: State) -> list[Action]:
+    row = _EVICT[s.active]
+    return [row[r] for r in _ANY_BUT_KING[s.king]]
+
+
+def _apply_evict(s: State, r: int, action: int, events: Events) -> None:
+    s.source = r
+    n = s.n
+    seats = [q for q in _clockwise_opponents(s) if s.cab[r * n + q] > 0]
+    _ask_secret(s, EVICTION, seats, events)
+
+
+def _legal_none(s: State) -> list[Action]:
+    return []
+
+
+def _apply_none(s: State, arg: int, action: int, events: Events) -> None:  # pragma: no cover
+    raise IllegalAction("the game is over")
+
+
+_LEGAL: list[Callable[[State], list[Action]]] = [_legal_none] * 26
+_APPLY: list[Callable[[State, int, int, Events], None]] = [_apply_none] * 26
+for _phase, _legal, _apply in (
+    (SETUP, _legal_setup, _apply_setup),
+    (REVEAL, _legal_reveal, _apply_reveal),
+    (BID, _legal_bid, _apply_bid),
+    (RECRUIT_PHASE, _legal_recruit, _apply_recruit),
+    (RECALL, _legal_recall, _apply_recall),
+    (TAKE, _legal_take, _apply_take),
+    (CHOOSE, _legal_choose, _apply_choose),
+    (DEPLOY, _legal_deploy, _apply_deploy),
+    (AFTER_DEPLOY, _legal_after_deploy, _apply_after_deploy),
+    (MOVE, _legal_move, _apply_move),
+    (MOVE_DROP, _legal_move_drop, _apply_move_drop),
+    (EMPTY_CHOOSE, _legal_empty_choose, _apply_empty_choose),
+    (EMPTY_DROP, _legal_empty_drop, _apply_empty_drop),
+    (COURT_PLACE, _legal_court_place, _apply_court_place),
+    (OPTION, _legal_option, _apply_option),
+    (SECRET, _legal_secret, _apply_secret),
+    (REMOVE, _legal_remove, _apply_remove),
+    (LOSE, _legal_lose, _apply_lose),
+    (SCORE_CHOICE, _legal_score_choice, _apply_score_choice),
+    (RETRIEVE, _legal_retrieve, _apply_retrieve),
+    (GRANDE_MOVE, _legal_grande, _apply_grande),
+    (COURT_CARD, _legal_court_card, _apply_court_card),
+    (KING_MOVE, _legal_king, _apply_king),
+    (TILE_MOVE, _legal_tile, _apply_tile),
+    (EVICT, _legal_evict, _apply_evict),
+):
+    _LEGAL[_phase] = _legal
+    _APPLY[_phase] = _apply
+
+
+def check_invariants(s: State) -> None:
+    """Assert the conservation laws (used by tests and the simulator's --check)."""
+    n = s.n
+    for p in range(n):
+        total = s.court[p] + s.provinces[p] + sum(s.cab[a * n + p] for a in range(10))
+        assert total == CABALLEROS_PER_PLAYER, f"p{p} has {total} Caballeros"
+        assert s.court[p] >= 0 and s.provinces[p] >= 0, f"p{p} negative supply"
+    assert all(c >= 0 for c in s.cab), "negative Caballero count"
+    assert s.tiles[0] == -1 or s.tiles[0] != s.tiles[1], "two scoreboards share an area"
