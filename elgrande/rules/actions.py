@@ -8,6 +8,8 @@ actions never allocates new objects and comparisons are plain int comparisons.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .board import AREA_CODES, CASTILLO, NUM_AREAS, NUM_REGIONS, TILES, parse_area
 from .cards import CARDS, NUM_CARDS, parse_card
 
@@ -17,18 +19,20 @@ CHANCE = -1
 # Kinds, in the order their codes sort. Each has a text pattern (see _format).
 HOME, KING_AT, START, REVEAL = 0, 1, 2, 3  # chance
 BID, RECRUIT, RECALL, TAKE = 4, 5, 6, 7
-DEPLOY, SPECIAL, END, DONE = 8, 9, 10, 11
-PLACE, PICK, DROP, FROM, OPTION = 12, 13, 14, 15, 16
-SECRET, REMOVE, LOSE, SCORE = 17, 18, 19, 20
-RETRIEVE, GRANDE, COURT, KING, TILE, EVICT = 21, 22, 23, 24, 25, 26
+DEPLOY, SPECIAL, END = 8, 9, 10
+PLACE, PICK, DROP, FROM, OPTION = 11, 12, 13, 14, 15
+SECRET, REMOVE, LOSE, SCORE = 16, 17, 18, 19
+RETRIEVE, GRANDE, COURT, KING, TILE, EVICT = 20, 21, 22, 23, 24, 25
+DONE = 26  # last, so that "stop here" sorts after the choices it ends
 
 KIND_NAMES = (
     "home", "king", "start", "reveal",
     "bid", "recruit", "recall", "take",
-    "deploy", "special", "end", "done",
+    "deploy", "special", "end",
     "place", "pick", "drop", "from", "option",
     "secret", "remove", "lose", "score",
     "retrieve", "grande", "court", "king", "tile", "evict",
+    "done",
 )
 CHANCE_KINDS = (HOME, KING_AT, START, REVEAL)
 LOSE_COURT = 10  # argument of LOSE meaning "from the court"
@@ -106,12 +110,13 @@ def _format(seat: int, kind: int, arg: int) -> str:
     raise AssertionError(kind)
 
 
-def _arguments(kind: int) -> range | list[int]:
+def _arguments(kind: int) -> Sequence[int]:
     regions = range(NUM_REGIONS)
     areas = range(NUM_AREAS)
     owner_region = [o * 10 + r for o in range(MAX_PLAYERS) for r in regions]
     return {
-        HOME: owner_region, KING_AT: regions, START: range(MAX_PLAYERS), REVEAL: range(NUM_CARDS),
+        HOME: owner_region, KING_AT: regions, START: range(MAX_PLAYERS),
+        REVEAL: [c.index for c in CARDS if c.stack < 5],
         BID: range(1, 14), RECRUIT: range(7), RECALL: regions, TAKE: range(NUM_CARDS),
         DEPLOY: [0], SPECIAL: [0], END: [0], DONE: [0],
         PLACE: areas, PICK: owner_region, DROP: areas, FROM: regions, OPTION: range(2),

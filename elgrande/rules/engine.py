@@ -8,7 +8,7 @@ end of round, scorings) until the next decision or chance step.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import actions as A
 from .actions import CHANCE, Action, parse_action
@@ -50,7 +50,6 @@ from .state import (
     OPTION,
     PENDING,
     RECALL,
-    RECRUIT as RECRUIT_PHASE,
     REMOVE,
     RETRIEVE,
     REVEAL,
@@ -63,6 +62,9 @@ from .state import (
     TILE_MOVE,
     GameConfig,
     State,
+)
+from .state import (
+    RECRUIT as RECRUIT_PHASE,
 )
 
 Events = list | None
@@ -99,7 +101,7 @@ _DEPLOY, _SPECIAL, _END, _DONE = (_SINGLE[k] for k in (A.DEPLOY, A.SPECIAL, A.EN
 _CHANCE_HOME = [A.action(CHANCE, A.HOME, p * 10 + r) for p in range(5) for r in range(9)]
 _CHANCE_KING = [A.action(CHANCE, A.KING_AT, r) for r in range(9)]
 _CHANCE_START = [A.action(CHANCE, A.START, p) for p in range(5)]
-_CHANCE_REVEAL = [A.action(CHANCE, A.REVEAL, c) for c in range(32)]
+_CHANCE_REVEAL = {c: A.action(CHANCE, A.REVEAL, c) for c in range(31)}
 
 # Deployment targets per King's region: its neighbours, then the Castillo.
 _DEPLOY_TARGETS = [NEIGHBOURS[k] + (CASTILLO,) for k in range(NUM_REGIONS)]
@@ -547,7 +549,7 @@ def _end_turn(s: State, events: Events) -> None:
 
 def _end_round(s: State, events: Events) -> None:
     bids = s.bids
-    candidates = range(s.n)
+    candidates: Sequence[int] = range(s.n)
     if not s.config.options.retrieved_card_counts_for_start:
         candidates = [p for p in range(s.n) if not s.hand[p] >> bids[p] & 1] or range(s.n)
     s.start_player = min(candidates, key=lambda p: bids[p])
@@ -724,7 +726,7 @@ def _special_possible(s: State) -> bool:
 
 
 def _begin_special(s: State, events: Events) -> None:
-    c, p = s.card, s.active
+    c = s.card
     s.arrived = [0] * (10 * s.n)
     s.source = -1
     s.picked = -1
