@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elgrande.rules import (
     CHANCE,
@@ -104,3 +106,31 @@ def test_notation_round_trip_for_every_action() -> None:
 def test_bad_notation_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_action(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_parse_action_never_crashes(text: str) -> None:
+    try:
+        action = parse_action(text)
+    except ValueError:
+        return
+    assert parse_action(str(action)) is action
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-(2**20), max_value=2**20), st.integers(min_value=0, max_value=400))
+def test_apply_refuses_anything_not_listed(code: int, plies: int) -> None:
+    rng = random.Random(plies)
+    state = new_game(GameConfig(players=3))
+    for _ in range(plies):
+        if is_terminal(state):
+            break
+        options = legal_actions(state)
+        apply(state, sample_chance(state, rng) if is_chance(state) else options[rng.randrange(len(options))])
+    if code in legal_actions(state):
+        return
+    before = state.to_dict()
+    with pytest.raises(IllegalAction):
+        apply(state, code)
+    assert state.to_dict() == before
