@@ -727,7 +727,6 @@ def _special_possible(s: State) -> bool:
 
 def _begin_special(s: State, events: Events) -> None:
     c = s.card
-    s.arrived = [0] * (10 * s.n)
     s.source = -1
     s.picked = -1
     if c in _MOVE_BUDGETS:
@@ -782,6 +781,8 @@ def _begin_special(s: State, events: Events) -> None:
 
 def _finish_special(s: State, events: Events) -> None:
     s.parts_done |= SPECIAL_DONE
+    if any(s.arrived):  # "moved once" marks last for one special action only
+        s.arrived = [0] * (10 * s.n)
     s.source = -1
     s.picked = -1
     s.queue = []

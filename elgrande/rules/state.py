@@ -25,6 +25,8 @@ class Options:
     #: A13: the TTS variant of 2e: pick a region with at least two of one's Caballeros if any.
     province2_requires_two_if_possible: bool = False
     #: §5.6 / A18: power cards in hand are public information (the played piles are).
+    #: With False, views show other seats only how many cards they hold (a card taken back
+    #: with 4a stays unknown); it changes what views show, not the rules.
     hands_public: bool = True
     #: §5.6 / A11: card 4c may recall the shortfall from the board when the provinces run out.
     court_card_recall_from_board: bool = False
