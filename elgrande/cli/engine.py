@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import random
@@ -58,11 +59,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="time per player count (default 3)")
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.set_defaults(func=cmd_bench_engine)
-    if importlib.util.find_spec("elgrande.cli.ai") is not None:
-        from . import ai
-
-        if hasattr(ai, "register_bench"):
-            ai.register_bench(bench_sub)
+    # Other areas add their benchmarks (`bench ai`, `bench server`) when they are installed.
+    for area in ("ai", "server"):
+        if importlib.util.find_spec(f"elgrande.cli.{area}") is not None:
+            module = importlib.import_module(f"elgrande.cli.{area}")
+            if hasattr(module, "register_bench"):
+                module.register_bench(bench_sub)
 
     play = subparsers.add_parser(
         "play", help="play a game in the terminal against random opponents",
