@@ -8,7 +8,8 @@ if [ -f scripts/system-packages.txt ]; then
   while read -r cmd pkg; do
     [ -z "${cmd:-}" ] && continue
     case "$cmd" in \#*) continue;; esac
-    if [ -x "$cmd" ] || command -v "$cmd" >/dev/null 2>&1; then :; else needed+=("$pkg"); fi
+    # The check may be a command name, a path or a path pattern (e.g. /usr/lib/postgresql/*/bin/initdb).
+    if compgen -G "$cmd" >/dev/null || command -v "$cmd" >/dev/null 2>&1; then :; else needed+=("$pkg"); fi
   done < scripts/system-packages.txt
 fi
 if [ ${#needed[@]} -eq 0 ]; then
