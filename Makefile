@@ -17,7 +17,7 @@ system:
 	bash scripts/install-system-packages.sh
 
 run: $(STAMP)
-	$(BIN)/elgrande play
+	$(BIN)/elgrande serve
 
 test: system $(STAMP)
 	$(BIN)/ruff check elgrande tests

@@ -1,0 +1,69 @@
+"""Named bots and playing levels: each level is a bot plus a budget.
+
+``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
+(``random``, ``heuristic``, ``ismcts``) or a bot with an iteration budget (``ismcts:500``).
+Budgets are counted in iterations, never in seconds, so games replay exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .base import Bot, RandomBot
+from .heuristic import HeuristicBot
+from .ismcts import IsmctsBot
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    title: str
+    description: str
+    factory: Callable[[int], Bot]
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("easy", "Easy", "The heuristic bot with noisy judgement and a narrow search.",
+              lambda seed: HeuristicBot(seed, beam=2, noise=3.0, samples=1)),
+        Level("medium", "Medium", "The heuristic bot: the best whole turn by its evaluation.",
+              lambda seed: HeuristicBot(seed)),
+        Level("hard", "Hard", "ISMCTS, 1500 iterations per turn, heuristic playouts "
+              "(well under 3 s per turn).",
+              lambda seed: IsmctsBot(seed, iterations=1500)),
+    )
+}
+
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "ismcts": IsmctsBot,
+}
+
+
+def bot_names() -> list[str]:
+    return list(BOTS) + list(LEVELS)
+
+
+def make_bot(name: str, seed: int = 0) -> Bot:
+    """A fresh bot for one seat; ``ValueError`` for an unknown name."""
+    base, _, budget = name.partition(":")
+    if base in LEVELS and not budget:
+        bot = LEVELS[base].factory(seed)
+    elif base == "ismcts" and budget:
+        try:
+            iterations = int(budget)
+        except ValueError:
+            raise ValueError(f"bad iteration budget in {name!r}") from None
+        if iterations < 1:
+            raise ValueError(f"the iteration budget in {name!r} must be at least 1")
+        bot = IsmctsBot(seed, iterations=iterations)
+    elif base in BOTS and not budget:
+        bot = BOTS[base](seed)
+    else:
+        raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
+                         "or ismcts:ITERATIONS")
+    bot.name = name
+    return bot

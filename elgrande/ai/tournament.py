@@ -1,0 +1,119 @@
+"""Play bots against each other: one game, or a seat-rotated tournament over worker processes.
+
+Games come in blocks of ``players`` consecutive games that share one chance seed (same
+homes, King, start player and, as far as play allows, the same card reveals) while the
+seating rotates, so every bot plays every seat equally and luck largely cancels out.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+
+from elgrande.rules import (
+    GameConfig,
+    apply,
+    is_chance,
+    is_terminal,
+    new_game,
+    resolve_chance,
+    to_act,
+)
+
+from .levels import make_bot
+from .stats import GameRecord, seating
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any printable parts (stable across runs and processes)."""
+    return random.Random(":".join(map(str, parts))).getrandbits(63)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    index: int
+    bots: tuple[str, ...]  # bot (or level) name per seat
+    chance_seed: int
+    bot_seeds: tuple[int, ...]
+    rounds: int = 9
+
+
+def play_game(spec: GameSpec) -> GameRecord:
+    """Play one whole game; each seat's bot sees only its own redacted view."""
+    players = len(spec.bots)
+    config = GameConfig(players=players, rounds=spec.rounds)
+    bots = [make_bot(name, seed) for name, seed in zip(spec.bots, spec.bot_seeds, strict=True)]
+    chance_rng = random.Random(spec.chance_seed)
+    seconds = [0.0] * players
+    state = new_game(config)
+    while not is_terminal(state):
+        if is_chance(state):
+            resolve_chance(state, chance_rng)
+            continue
+        seat = to_act(state)[0]
+        start = time.perf_counter()
+        action = bots[seat].choose(state, seat)
+        seconds[seat] += time.perf_counter() - start
+        apply(state, action)
+    return GameRecord(
+        index=spec.index,
+        bots=spec.bots,
+        scores=tuple(state.scores),
+        seconds=tuple(seconds),
+        decisions=tuple(b.decisions for b in bots),
+    )
+
+
+def schedule(bots: Sequence[str], games: int, seed: int, rounds: int = 9) -> list[GameSpec]:
+    """The games of a tournament: rotated seatings, a shared chance seed per rotation block."""
+    n = len(bots)
+    specs = []
+    for g in range(games):
+        block = g // n
+        seats = seating(bots, g)
+        specs.append(GameSpec(
+            index=g,
+            bots=seats,
+            chance_seed=derive_seed("chance", seed, block),
+            bot_seeds=tuple(derive_seed("bot", seed, g, s) for s in range(n)),
+            rounds=rounds,
+        ))
+    return specs
+
+
+def run_games(specs: Sequence[GameSpec], workers: int = 1,
+              progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    """Play the games (in ``workers`` processes when > 1); results in game order."""
+    results: list[GameRecord] = []
+    for record in _iterate(specs, workers):
+        results.append(record)
+        if progress is not None:
+            progress(record)
+    results.sort(key=lambda r: r.index)
+    return results
+
+
+def _iterate(specs: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
+    if workers <= 1:
+        for spec in specs:
+            yield play_game(spec)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(play_game, spec) for spec in specs]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def run_tournament(bots: Sequence[str], games: int, seed: int, workers: int = 1,
+                   rounds: int = 9, show_progress: bool = True) -> list[GameRecord]:
+    specs = schedule(bots, games, seed, rounds)
+    if not show_progress:
+        return run_games(specs, workers)
+    from tqdm import tqdm
+
+    with tqdm(total=len(specs), unit="game", file=sys.stderr, dynamic_ncols=True) as bar:
+        return run_games(specs, workers, progress=lambda _r: bar.update(1))

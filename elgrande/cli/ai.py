@@ -1,0 +1,116 @@
+"""`elgrande tournament ...` and `elgrande bench ai ...` (the bots' commands, docs/ai.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "tournament",
+        help="play bots against each other with rotated seats and report their strength",
+        description="Play K games between bots (seats rotated so every bot plays every seat "
+                    "equally) and report win rate, score, margin with 95%% confidence "
+                    "intervals and an Elo-style rating.",
+    )
+    p.add_argument("--players", type=int, required=True, help="players per game (2-5)")
+    p.add_argument("--bots", required=True,
+                   help="comma-separated bot per seat, e.g. hard,heuristic,heuristic,heuristic; "
+                        "names: random, heuristic, ismcts, ismcts:ITERATIONS, easy, medium, hard")
+    p.add_argument("--games", type=int, required=True, help="number of games")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--rounds", type=int, default=9, choices=(6, 9), help="game length")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=tournament_command)
+    # `bench` belongs to the engine's module; join it if it is already there.
+    bench = subparsers.choices.get("bench")
+    if bench is None:
+        bench = subparsers.add_parser("bench", help="benchmarks")
+        bench.add_subparsers(dest="bench_target", metavar="TARGET", required=True)
+    register_bench(_subparsers_of(bench))
+
+
+def _subparsers_of(parser: argparse.ArgumentParser) -> Any:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    raise RuntimeError("the bench command has no sub-commands")
+
+
+def register_bench(bench_subparsers: Any) -> None:
+    """Add `bench ai` to the `bench` command's sub-parsers (idempotent)."""
+    if "ai" in bench_subparsers.choices:
+        return
+    p = bench_subparsers.add_parser("ai", help="ISMCTS iterations per second from fixed positions")
+    p.add_argument("--iterations", type=int, default=200, help="iterations per position")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=bench_command)
+
+
+def tournament_command(args: argparse.Namespace) -> int:
+    from elgrande.ai.levels import make_bot
+    from elgrande.ai.stats import format_table, summarise
+    from elgrande.ai.tournament import run_tournament
+
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    problems = []
+    if not 2 <= args.players <= 5:
+        problems.append(f"--players must be 2..5, not {args.players}")
+    if len(bots) != args.players:
+        problems.append(f"--bots lists {len(bots)} bots for {args.players} players")
+    if args.games < 1:
+        problems.append("--games must be at least 1")
+    if args.workers < 1:
+        problems.append("--workers must be at least 1")
+    for name in set(bots):
+        try:
+            make_bot(name)
+        except ValueError as e:
+            problems.append(str(e))
+    if problems:
+        for msg in problems:
+            print(f"elgrande tournament: {msg}", file=sys.stderr)
+        return 2
+    if args.games % args.players:
+        print(f"note: {args.games} games is not a multiple of {args.players}; "
+              "seats are not perfectly balanced", file=sys.stderr)
+    games = run_tournament(bots, args.games, args.seed, workers=args.workers,
+                           rounds=args.rounds, show_progress=not args.no_progress)
+    summaries = summarise(games)
+    if args.json:
+        print(json.dumps({
+            "players": args.players, "bots": bots, "games": args.games, "seed": args.seed,
+            "rounds": args.rounds,
+            "summary": [s.to_dict() for s in summaries],
+            "results": [{"game": g.index, "bots": list(g.bots), "scores": list(g.scores)}
+                        for g in games],
+        }, indent=2))
+    else:
+        print(f"{args.games} games, {args.players} players, seed {args.seed}, "
+              f"bots {','.join(bots)}")
+        print(format_table(summaries))
+    return 0
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    from elgrande.ai.bench import run_bench
+
+    if args.iterations < 1:
+        print("elgrande bench ai: --iterations must be at least 1", file=sys.stderr)
+        return 2
+    results = run_bench(args.iterations)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], indent=2))
+        return 0
+    print(f"{'players':>7} {'position':>12} {'phase':<14} {'iterations':>10} {'it/s':>8}")
+    for r in results:
+        print(f"{r.players:>7} {f'seed {r.seed} +{r.plies}':>12} {r.phase:<14} "
+              f"{r.iterations:>10} {r.per_second:8.1f}")
+    total = sum(r.iterations for r in results) / sum(r.seconds for r in results)
+    print(f"overall {total:.1f} iterations/s")
+    return 0

@@ -1,0 +1,57 @@
+"""`elgrande serve`: run the web app (settings from ELGRANDE_* variables and options)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the web server (SQLite file by default) and print its address",
+        description="Serve El Grande online. Options override the ELGRANDE_DATABASE_URL, "
+        "ELGRANDE_HOST, ELGRANDE_PORT and ELGRANDE_SECRET_KEY environment variables.",
+    )
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--database-url", help="SQLAlchemy URL (default sqlite:///elgrande.db)")
+    parser.set_defaults(func=serve)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import socket
+
+    import uvicorn
+
+    from elgrande.server.app import create_app
+    from elgrande.server.settings import Settings
+
+    settings = Settings.from_env()
+    changes = {k: v for k, v in (("host", args.host), ("port", args.port),
+                                 ("database_url", args.database_url)) if v is not None}
+    settings = dataclasses.replace(settings, **changes)
+    # Listen first, so the printed address is right (even for port 0) and usable at once.
+    sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+        sock.listen(128)  # connections wait in the backlog until the app is up
+    except OSError as exc:
+        print(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror}")
+        return 1
+    host, port = sock.getsockname()[:2]
+    app = create_app(settings)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"El Grande is running at http://{shown}:{port}/ (database {settings.database_url}); "
+          "press Ctrl+C to stop.", flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio" if _has_sansio() else "auto")
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _has_sansio() -> bool:
+    try:
+        import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
+    except ImportError:
+        return False
+    return True

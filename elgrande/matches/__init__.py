@@ -1,0 +1,28 @@
+"""The turn framework: committed log, per-seat drafts with undo/redo, information
+boundaries, chance from a secret seed, storage. See docs/matches.md."""
+
+from .chance import commitment, new_seed
+from .draft import Draft
+from .errors import (
+    BoundaryReached,
+    ExportRefused,
+    GameMovedOn,
+    IllegalStep,
+    MatchError,
+    MatchNotFound,
+    NothingToFinish,
+    NothingToRedo,
+    NothingToUndo,
+    NotYourTurn,
+)
+from .match import LogEntry, Match, SeatView
+from .pubsub import Broker, InProcessBroker, MatchEvent
+from .record import VerifyError, export, listing, verify
+from .store import MatchStore
+
+__all__ = [
+    "BoundaryReached", "Broker", "Draft", "ExportRefused", "GameMovedOn", "IllegalStep",
+    "InProcessBroker", "LogEntry", "Match", "MatchError", "MatchEvent", "MatchNotFound",
+    "MatchStore", "NotYourTurn", "NothingToFinish", "NothingToRedo", "NothingToUndo",
+    "SeatView", "VerifyError", "commitment", "export", "listing", "new_seed", "verify",
+]

@@ -1,0 +1,238 @@
+"""A match in memory: configuration, committed log, per-seat drafts.
+
+This is the whole turn framework without storage; ``MatchStore`` loads a ``Match``
+inside a transaction, runs one operation on it and writes back what changed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from elgrande.rules import (
+    Action,
+    GameConfig,
+    State,
+    apply,
+    is_chance,
+    is_terminal,
+    new_game,
+    redact,
+    to_act,
+    view,
+)
+
+from . import chance
+from .draft import Draft
+from .errors import GameMovedOn, NothingToFinish, NotYourTurn
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One committed action. ``seq`` is its 1-based position in the log; ``base_seq``
+    is the log length the commit that wrote it was based on (one commit = one
+    transaction = the entries sharing a ``base_seq``)."""
+
+    seq: int
+    action: Action
+    base_seq: int
+    at: datetime
+
+    @property
+    def seat(self) -> int:
+        return self.action.seat
+
+
+@dataclass
+class SeatView:
+    """Everything one seat (or a spectator, ``seat=None``) may see of a match."""
+
+    match_id: str
+    seq: int
+    seat: int | None
+    over: bool
+    commitment: str
+    view: Any  # the engine's view(state, seat) of the committed state + own draft
+    to_act: list[int]
+    legal: list[str] = field(default_factory=list)
+    draft: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "match_id": self.match_id,
+            "seq": self.seq,
+            "seat": self.seat,
+            "over": self.over,
+            "commitment": self.commitment,
+            "view": self.view,
+            "to_act": self.to_act,
+            "legal": self.legal,
+            "draft": self.draft,
+        }
+
+
+class Match:
+    def __init__(
+        self,
+        match_id: str,
+        config: GameConfig,
+        seed: str,
+        log: list[LogEntry],
+        state: State,
+        created_at: datetime,
+    ) -> None:
+        self.id = match_id
+        self.config = config
+        self.seed = seed
+        self.commitment = chance.commitment(seed)
+        self.log = log
+        self.state = state  # committed head; treated as immutable (drafts copy it)
+        self.created_at = created_at
+        self.drafts: dict[int, Draft] = {}
+
+    @classmethod
+    def new(
+        cls,
+        config: GameConfig,
+        *,
+        seed: str | None = None,
+        match_id: str | None = None,
+        now: datetime | None = None,
+    ) -> Match:
+        """A new match with its set-up chance steps already drawn and committed."""
+        now = now or utcnow()
+        seed = seed if seed is not None else chance.new_seed()
+        state = new_game(config)
+        log: list[LogEntry] = []
+        cls._resolve_chance(seed, state, log, base_seq=0, now=now)
+        return cls(match_id or uuid.uuid4().hex, config, seed, log, state, now)
+
+    @staticmethod
+    def _resolve_chance(
+        seed: str, state: State, log: list[LogEntry], base_seq: int, now: datetime
+    ) -> list[LogEntry]:
+        added: list[LogEntry] = []
+        while is_chance(state):
+            seq = len(log) + 1
+            action = chance.draw(seed, seq, state)
+            apply(state, action)
+            entry = LogEntry(seq, action, base_seq, now)
+            log.append(entry)
+            added.append(entry)
+        return added
+
+    # -- reading -------------------------------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        """The committed log's length (the sequence number of its last entry)."""
+        return len(self.log)
+
+    @property
+    def over(self) -> bool:
+        return is_terminal(self.state)
+
+    @property
+    def actions(self) -> list[Action]:
+        return [entry.action for entry in self.log]
+
+    def check_seat(self, seat: int | None) -> None:
+        if seat is not None and not (
+            isinstance(seat, int) and 0 <= seat < self.config.players
+        ):
+            raise NotYourTurn(f"there is no seat {seat!r} in a {self.config.players}-player match")
+
+    def draft(self, seat: int) -> Draft:
+        """The seat's draft (an empty one on the committed head if it has none)."""
+        self.check_seat(seat)
+        found = self.drafts.get(seat)
+        if found is None:
+            found = self.drafts[seat] = Draft(seat, self.seq, self.state)
+        return found
+
+    def seat_view(self, seat: int | None) -> SeatView:
+        """What ``seat`` sees: its view of the committed state with its own draft on top.
+        Other seats' drafts never enter it; ``None`` is a spectator."""
+        self.check_seat(seat)
+        if seat is None:
+            return SeatView(
+                self.id, self.seq, None, self.over, self.commitment,
+                view(self.state, None), to_act(self.state),
+            )
+        draft = self.drafts.get(seat) or Draft(seat, self.seq, self.state)
+        shown = draft.shown_state()
+        return SeatView(
+            self.id,
+            self.seq,
+            seat,
+            self.over,
+            self.commitment,
+            view(shown, seat),
+            to_act(shown),
+            [str(a) for a in draft.legal()],
+            {
+                "base_seq": draft.base_seq,
+                "steps": [str(a) for a in draft.steps],
+                "redo": [str(a) for a in reversed(draft.redo_stack)],
+                "can_undo": bool(draft.steps),
+                "can_redo": bool(draft.redo_stack) and not draft.at_boundary,
+                "can_finish": bool(draft.steps),
+                "at_boundary": draft.at_boundary,
+            },
+        )
+
+    def redacted_state(self, seat: int) -> State:
+        """The state a bot playing ``seat`` may be given: its draft on the committed
+        state, without any other seat's unrevealed secret choice."""
+        self.check_seat(seat)
+        draft = self.drafts.get(seat) or Draft(seat, self.seq, self.state)
+        return redact(draft.shown_state(), seat)
+
+    def check_base(self, seat: int | None, base_seq: int | None) -> None:
+        """Refuse a request based on an older committed log than the current one."""
+        if base_seq is not None and base_seq != self.seq:
+            raise GameMovedOn(self.id, base_seq, self.seq, self.seat_view(seat).to_dict())
+
+    # -- the seat's operations -----------------------------------------------------
+
+    def step(self, seat: int, action: Action | str, base_seq: int | None = None) -> Action:
+        self.check_base(seat, base_seq)
+        return self.draft(seat).step(action)
+
+    def undo(self, seat: int, base_seq: int | None = None) -> Action:
+        self.check_base(seat, base_seq)
+        return self.draft(seat).undo()
+
+    def redo(self, seat: int, base_seq: int | None = None) -> Action:
+        self.check_base(seat, base_seq)
+        return self.draft(seat).redo()
+
+    def finish(
+        self, seat: int, base_seq: int | None = None, now: datetime | None = None
+    ) -> list[LogEntry]:
+        """Commit the seat's draft, draw the chance steps that follow, rebase the other
+        drafts. Returns the new log entries."""
+        self.check_seat(seat)
+        self.check_base(seat, base_seq)
+        draft = self.drafts.get(seat)
+        if draft is None or not draft.steps:
+            raise NothingToFinish(f"seat {seat} has no step to finish")
+        assert draft.base_seq == self.seq, "drafts are rebased on every commit"
+        now = now or utcnow()
+        base = self.seq
+        state = draft.current.copy()
+        log = list(self.log)
+        added = [LogEntry(base + i + 1, a, base, now) for i, a in enumerate(draft.steps)]
+        log += added
+        added += self._resolve_chance(self.seed, state, log, base, now)
+        self.log, self.state = log, state
+        del self.drafts[seat]
+        for other in list(self.drafts.values()):
+            other.rebase(self.seq, self.state)
+        return added

@@ -1,0 +1,58 @@
+"""Notifications: "match X is now at sequence N" (and draft changes for the seat's
+other windows). A small interface so the web layer can swap in Redis."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class MatchEvent:
+    match_id: str
+    seq: int
+    kind: str  # "created", "commit" (seq moved on), "draft" (only `seat`'s draft changed)
+    seat: int | None = None
+
+
+Listener = Callable[[MatchEvent], None]
+
+
+class Broker(Protocol):
+    def publish(self, event: MatchEvent) -> None: ...
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Register ``listener``; returns a function that unsubscribes it."""
+        ...
+
+
+class InProcessBroker:
+    """Calls listeners synchronously in the publishing thread, after the commit.
+    A listener that raises does not stop the others."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def publish(self, event: MatchEvent) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception:  # one bad listener must not break the others
+                logging.getLogger(__name__).exception("match event listener failed")
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe

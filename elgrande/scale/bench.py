@@ -1,0 +1,229 @@
+"""`elgrande bench server`: G concurrent games played by scripted clients over real
+HTTP and WebSocket against P server processes (started here, or given by URL).
+
+Each seat of a game is a separate client (a guest account, its own cookies and
+WebSocket), and seat i of game g talks to process (g + i) mod P, so with P > 1 every
+turn crosses processes. A seat acts when its WebSocket shows it may: random legal
+steps through the JSON API, then "finish". Measured:
+
+- committed moves: seat actions in finished turns (chance steps not counted), per second;
+- latency of a commit: from sending the finishing request until every seat's WebSocket
+  has delivered a state at (or past) the new sequence number; p50, p95, p99;
+- request time of every HTTP command; errors (anything but 200 and a 409 "moved on",
+  which is counted as a conflict; a game is never left in a wrong state by one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .client import ClientError, SeatClient
+from .launch import ServerProcess
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)  # nearest rank
+    index = min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+@dataclass
+class Tally:
+    moves: int = 0
+    commits: int = 0
+    conflicts: int = 0
+    requests: int = 0
+    games_finished: int = 0
+    request_ms: list[float] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    pending: list[tuple[list[SeatClient], float, int]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BenchConfig:
+    games: int = 8
+    players: int = 3
+    rounds: int = 6
+    seconds: float = 20.0
+    seed: int = 0
+
+
+async def _arrival(client: SeatClient, seq: int, timeout: float) -> float | None:
+    """When the client's WebSocket first showed ``seq`` (or later)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for seen, at in client.arrivals:
+            if seen >= seq:
+                return float(at)
+        if time.monotonic() > deadline:
+            return None
+        await asyncio.sleep(0.01)
+
+
+async def _new_game(urls: list[str], slot: int, config: BenchConfig) -> list[SeatClient]:
+    clients = [SeatClient(urls[(slot + i) % len(urls)]) for i in range(config.players)]
+    for client in clients:
+        await client.guest()
+    game_id = await clients[0].create_game(config.players, config.rounds)
+    for client in clients[1:]:
+        await client.join(game_id)
+    await clients[0].start()
+    for client in clients:
+        await client.connect()
+    return clients
+
+
+async def _seat(client: SeatClient, seats: list[SeatClient], rng: random.Random, tally: Tally,
+                deadline: float) -> None:
+    """One seat: act whenever the page says so, until the game ends or time is up."""
+    seen_seq = 0
+    while time.monotonic() < deadline:
+        try:
+            state = await client.wait_for(
+                lambda s, floor=seen_seq: s["finished"] or (
+                    s["seq"] >= floor and bool(s["legal"] or s["draft"]["can_finish"])),
+                timeout=max(0.1, deadline - time.monotonic()))
+        except TimeoutError:
+            return
+        except ClientError as exc:  # the WebSocket closed under us
+            tally.errors.append(f"seat {client.seat}: {exc}")
+            return
+        if state["finished"]:
+            return
+        steps = 0
+        body: dict[str, Any] = {"state": state}
+        while time.monotonic() < deadline:
+            current = body["state"]
+            command = "finish" if current["draft"]["can_finish"] else "step"
+            if command == "step" and not current["legal"]:
+                break
+            action = rng.choice(current["legal"])["text"] if command == "step" else None
+            started = time.monotonic()
+            try:
+                status, body = await client.command(command, current["seq"], action)
+            except Exception as exc:  # a dropped connection, a timeout
+                tally.errors.append(f"{command}: {type(exc).__name__}: {exc}")
+                return
+            tally.requests += 1
+            tally.request_ms.append((time.monotonic() - started) * 1000)
+            if status == 409 and (body.get("error") or {}).get("code") == "moved_on":
+                tally.conflicts += 1
+                break
+            if status != 200:
+                tally.errors.append(f"{command} {status}: {body.get('error')}")
+                break
+            steps += 1 if command == "step" else 0
+            new_seq = body["state"]["seq"]
+            if new_seq != current["seq"]:  # committed (finish, or a secret choice)
+                tally.commits += 1
+                tally.moves += steps
+                tally.pending.append((seats, started, new_seq))
+                seen_seq = new_seq
+                break
+
+
+async def _slot(urls: list[str], slot: int, config: BenchConfig, tally: Tally,
+                deadline: float) -> None:
+    game = 0
+    while time.monotonic() < deadline:
+        try:
+            clients = await _new_game(urls, slot, config)
+        except Exception as exc:
+            tally.errors.append(f"setting up a game: {type(exc).__name__}: {exc}")
+            return
+        rng = random.Random(f"{config.seed}:{slot}:{game}")
+        try:
+            await asyncio.gather(*(_seat(c, clients, random.Random(rng.random()), tally, deadline)
+                                   for c in clients))
+            if clients[0].state and clients[0].state["finished"]:
+                tally.games_finished += 1
+            # Latencies need the WebSockets: measure before they close.
+            await _settle(tally, clients)
+        finally:
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    await client.close()
+        game += 1
+
+
+async def _settle(tally: Tally, clients: list[SeatClient]) -> None:
+    mine = [p for p in tally.pending if p[0] is clients]
+    tally.pending = [p for p in tally.pending if p[0] is not clients]
+    for seats, started, seq in mine:
+        arrivals = [await _arrival(c, seq, 5.0) for c in seats]
+        if any(a is None for a in arrivals):
+            tally.errors.append(f"a seat never saw sequence {seq} on its WebSocket")
+            continue
+        latency = (max(a for a in arrivals if a is not None) - started) * 1000
+        tally.latencies_ms.append(latency)
+
+
+async def drive(urls: list[str], config: BenchConfig) -> dict[str, Any]:
+    tally = Tally()
+    started = time.monotonic()
+    deadline = started + config.seconds
+    await asyncio.gather(*(_slot(urls, slot, config, tally, deadline)
+                           for slot in range(config.games)))
+    elapsed = time.monotonic() - started
+    latencies = tally.latencies_ms
+    return {
+        "processes": len(urls),
+        "games": config.games,
+        "players": config.players,
+        "rounds": config.rounds,
+        "seconds": round(elapsed, 2),
+        "moves": tally.moves,
+        "commits": tally.commits,
+        "moves_per_s": round(tally.moves / elapsed, 1),
+        "commits_per_s": round(tally.commits / elapsed, 1),
+        "requests": tally.requests,
+        "requests_per_s": round(tally.requests / elapsed, 1),
+        "games_finished": tally.games_finished,
+        "latency_ms": {f"p{q}": _round(percentile(latencies, q)) for q in (50, 95, 99)},
+        "request_ms": {f"p{q}": _round(percentile(tally.request_ms, q)) for q in (50, 95, 99)},
+        "conflicts": tally.conflicts,
+        "errors": len(tally.errors),
+        "error_samples": tally.errors[:5],
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
+        database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
+        seed: int = 0) -> dict[str, Any]:
+    """Starts the servers (unless ``urls`` are given), drives them, stops them."""
+    config = BenchConfig(games, players, rounds, seconds, seed)
+    if urls:
+        return asyncio.run(drive(urls, config))
+    if processes > 1 and not pubsub_url:
+        raise ValueError("several processes need a shared pub/sub: pass --pubsub-url redis://...")
+    with tempfile.TemporaryDirectory(prefix="elgrande-bench-") as tmp:
+        url = database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
+        servers = [ServerProcess(url, pubsub_url, Path(tmp)) for _ in range(processes)]
+        try:
+            servers[0].start()  # runs the migrations alone
+            for server in servers[1:]:
+                server.start()
+            result = asyncio.run(drive([s.url for s in servers], config))
+        finally:
+            for server in servers:
+                server.stop()
+        result["database"] = url.split("://", 1)[0]
+        result["pubsub"] = (pubsub_url or "in-process").split("://", 1)[0]
+        return result

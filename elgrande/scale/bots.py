@@ -1,0 +1,128 @@
+"""Computer seats with several server processes: every process hears every commit and
+may want to move the same bot. ``LeasedGames`` wraps the web app's ``Games`` for its
+``BotRunner`` so a process only works on a bot move whose lease it holds;
+``BotSweeper`` notices bot moves nobody is working on (their process died) and hands
+them to this process's runner."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Engine, and_, exists, select
+
+from elgrande.db.models import MatchRow
+from elgrande.server.models import Game, Seat
+
+from .leases import BotLeases, utcnow
+from .models import BotLease
+
+log = logging.getLogger(__name__)
+
+
+class LeasedGames:
+    """Same interface as ``elgrande.server.games.Games`` (everything else is passed
+    through); ``bot_work`` keeps only the bot seats whose lease this process got, and
+    ``play_bot_steps`` plays only while the lease is still ours, then releases it."""
+
+    def __init__(self, games: Any, leases: BotLeases) -> None:
+        self._games = games
+        self.leases = leases
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._games, name)
+
+    def bot_work(self, game_id: int) -> list[tuple[int, str, dict[str, Any], int]]:
+        work: list[tuple[int, str, dict[str, Any], int]] = self._games.bot_work(game_id)
+        game = self._games.get(game_id)
+        if game is None or game.match_id is None:
+            return []
+        due = {item[0] for item in work}
+        for match_id, seat in self.leases.held():  # leftovers of moves already made
+            if match_id == game.match_id and seat not in due:
+                self.leases.release(match_id, seat)
+        return [item for item in work if self.leases.take(game.match_id, item[0])]
+
+    def play_bot_steps(self, game_id: int, seat: int, steps: list[str], seq: int) -> bool:
+        game = self._games.get(game_id)
+        if game is None or game.match_id is None:
+            return False
+        if not self.leases.renew(game.match_id, seat):
+            log.warning("bot lease for game %s seat %s lost; not playing", game_id, seat)
+            return False
+        try:
+            return bool(self._games.play_bot_steps(game_id, seat, steps, seq))
+        finally:
+            self.leases.release(game.match_id, seat)
+
+
+class BotSweeper:
+    """Every ``interval`` seconds: running games with computer seats whose match has not
+    moved for ``stale`` seconds and that nobody holds a live lease on are handed to
+    ``kick(game_id)`` (the runner then finds out whether a bot is to move). A game is
+    handed over once per position (again after ``retry`` seconds), so games waiting for
+    a human cost one look."""
+
+    def __init__(self, engine: Engine, kick: Callable[[int], None], *, interval: float = 5.0,
+                 stale: float = 5.0, retry: float = 60.0) -> None:
+        self._engine = engine
+        self._kick = kick
+        self.interval = interval
+        self.stale = stale
+        self.retry = retry
+        self._seen: dict[int, tuple[int, float]] = {}  # game id -> (head_seq, when) handed over
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def candidates(self) -> list[tuple[int, int]]:
+        """(game id, head seq) of running bot games that look abandoned."""
+        now = utcnow()
+        has_bot = exists().where(Seat.game_id == Game.id, Seat.kind == "bot")
+        live_lease = exists().where(and_(BotLease.match_id == Game.match_id,
+                                         BotLease.expires_at >= now))
+        query = (
+            select(Game.id, MatchRow.head_seq)
+            .join(MatchRow, MatchRow.id == Game.match_id)
+            .where(Game.status == "active", MatchRow.over.is_(False),
+                   MatchRow.updated_at < now - timedelta(seconds=self.stale), has_bot,
+                   ~live_lease)
+        )
+        with self._engine.connect() as conn:
+            return [(int(g), int(s)) for g, s in conn.execute(query)]
+
+    def sweep(self) -> list[int]:
+        kicked = []
+        now = time.monotonic()
+        for game_id, seq in self.candidates():
+            seen = self._seen.get(game_id)
+            if seen is not None and seen[0] == seq and now - seen[1] < self.retry:
+                continue
+            self._seen[game_id] = (seq, now)
+            kicked.append(game_id)
+            self._kick(game_id)
+        return kicked
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._loop, name="bot-sweeper", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                kicked = self.sweep()
+                if kicked:
+                    log.warning("picking up bot moves of games %s (no live lease)", kicked)
+            except Exception:  # the database may be away for a moment; try next time
+                log.warning("bot sweep failed", exc_info=True)

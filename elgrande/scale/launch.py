@@ -1,0 +1,82 @@
+"""Starts El Grande server processes (``uvicorn --factory elgrande.scale.asgi:create_app``)
+on free loopback ports, settings passed in the ELGRANDE_* environment. Used by
+``elgrande bench server`` and the multi-process tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerProcess:
+    def __init__(self, database_url: str, pubsub_url: str | None, log_dir: Path, *,
+                 secret_key: str = "scale-shared-secret-key", lease_seconds: float = 15.0,
+                 extra_env: dict[str, str] | None = None,
+                 uvicorn_args: tuple[str, ...] = ("--log-level", "warning", "--no-access-log")
+                 ) -> None:
+        self.port = free_port()
+        self.uvicorn_args = uvicorn_args
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log_dir / f"server-{self.port}.log"
+        self.env = {
+            **os.environ,
+            "ELGRANDE_DATABASE_URL": database_url,
+            "ELGRANDE_SECRET_KEY": secret_key,  # shared: a session works on every process
+            "ELGRANDE_BOT_DELAY": "0",
+            "ELGRANDE_BOT_LEASE_SECONDS": str(lease_seconds),
+            **({"ELGRANDE_PUBSUB_URL": pubsub_url} if pubsub_url else {}),
+            **(extra_env or {}),
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60) -> ServerProcess:
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "--factory", "elgrande.scale.asgi:create_app",
+                 "--host", "127.0.0.1", "--port", str(self.port), "--ws-max-size", "65536",
+                 *self.uvicorn_args],
+                env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(self.url + "/login", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"server did not start:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.1)
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no lease released, like a crash."""
+        if self.alive:
+            assert self.process is not None
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.alive:
+            assert self.process is not None
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()

@@ -1,0 +1,155 @@
+"""Bot-move leases in the database, so that with several server processes a computer
+seat's move is played by exactly one of them, and a dead process's bot is picked up.
+
+A lease is one row per (match, seat): its owner and an expiry time. ``take`` succeeds
+when there is no row, the row is ours, or it has expired; every write is one
+conditional statement, so two processes racing for it get one winner. The owner
+renews its leases in a background thread while its bots think; a process that dies
+stops renewing and its leases run out after ``ttl`` seconds.
+
+The lease keeps two processes from working on the same move; the turn framework's
+sequence check (``base_seq``) would still refuse a second commit on the same position
+if a process stalled past its lease.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import ColumnElement, Engine, and_, delete, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from elgrande.db.engine import writer
+
+from .models import BotLease
+
+log = logging.getLogger(__name__)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def process_owner() -> str:
+    return f"{socket.gethostname()[:30]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+class BotLeases:
+    """Leases owned by this process (``owner``), lasting ``ttl`` seconds unless renewed.
+    A lease is renewed at most ``max_hold`` seconds after it was taken (a lease nobody
+    releases, e.g. after a bug, cannot be kept forever)."""
+
+    def __init__(self, engine: Engine, *, owner: str | None = None, ttl: float = 15.0,
+                 max_hold: float = 120.0) -> None:
+        self.owner = owner or process_owner()
+        self.ttl = ttl
+        self.max_hold = max_hold
+        self._writer = writer(engine)
+        self._held: dict[tuple[str, int], float] = {}  # key -> monotonic time taken
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _key(self, match_id: str, seat: int) -> ColumnElement[bool]:
+        return and_(BotLease.match_id == match_id, BotLease.seat == seat)
+
+    def take(self, match_id: str, seat: int) -> bool:
+        """True if this process now holds the lease (new, already ours, or expired)."""
+        now = utcnow()
+        until = now + timedelta(seconds=self.ttl)
+        try:
+            with self._writer.begin() as conn:
+                claimed = conn.execute(
+                    update(BotLease)
+                    .where(self._key(match_id, seat),
+                           or_(BotLease.owner == self.owner, BotLease.expires_at < now))
+                    .values(owner=self.owner, expires_at=until)
+                ).rowcount
+                if not claimed:
+                    if conn.execute(select(BotLease.owner).where(self._key(match_id, seat))).first():
+                        return False  # someone else's, still valid
+                    conn.execute(insert(BotLease).values(match_id=match_id, seat=seat,
+                                                         owner=self.owner, expires_at=until))
+        except IntegrityError:
+            return False  # another process inserted it first
+        with self._lock:
+            self._held.setdefault((match_id, seat), time.monotonic())
+        return True
+
+    def renew(self, match_id: str, seat: int) -> bool:
+        """Extend our lease; False if it is no longer ours (it expired and was taken)."""
+        now = utcnow()
+        with self._writer.begin() as conn:
+            renewed = conn.execute(
+                update(BotLease)
+                .where(self._key(match_id, seat), BotLease.owner == self.owner)
+                .values(expires_at=now + timedelta(seconds=self.ttl))
+            ).rowcount
+        if not renewed:
+            with self._lock:
+                self._held.pop((match_id, seat), None)
+        return bool(renewed)
+
+    def release(self, match_id: str, seat: int) -> None:
+        with self._lock:
+            self._held.pop((match_id, seat), None)
+        with self._writer.begin() as conn:
+            conn.execute(delete(BotLease).where(self._key(match_id, seat),
+                                                BotLease.owner == self.owner))
+
+    def held(self) -> set[tuple[str, int]]:
+        with self._lock:
+            return set(self._held)
+
+    def owner_of(self, match_id: str, seat: int) -> str | None:
+        """The live lease's owner, or None (no lease, or it expired)."""
+        with self._writer.connect() as conn:
+            row = conn.execute(select(BotLease.owner).where(
+                self._key(match_id, seat), BotLease.expires_at >= utcnow())).first()
+        return None if row is None else str(row[0])
+
+    # -- renewal --------------------------------------------------------------------
+
+    def renew_all(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            keys = [(k, t) for k, t in self._held.items()]
+        for key, taken in keys:
+            if now - taken > self.max_hold:
+                log.warning("dropping bot lease %s held for over %.0f s", key, self.max_hold)
+                self.release(*key)
+                continue
+            try:
+                if not self.renew(*key):
+                    log.warning("bot lease %s was lost (expired and taken over)", key)
+            except Exception:  # the database may be away for a moment; try next time
+                log.warning("could not renew bot lease %s", key, exc_info=True)
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._renew_loop, name="bot-leases",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self, release: bool = True) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if release:
+            for key in self.held():
+                try:
+                    self.release(*key)
+                except Exception:
+                    log.warning("could not release bot lease %s", key, exc_info=True)
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            self.renew_all()

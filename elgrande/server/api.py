@@ -1,0 +1,117 @@
+"""JSON API for playing: a seat's view, and its commands (step, undo, redo, finish).
+
+Errors: 400 malformed, 401 not logged in, 403 not your seat or bad CSRF token,
+404 unknown game, 409 not allowed now or stale; the body then carries
+{"error": {"code", "message"}, "state": the caller's current view}.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from elgrande.rules import replay
+
+from .games import PlayError
+from .models import Game
+from .present import board
+from .web import check_csrf, current_user, require_user, services
+
+router = APIRouter(prefix="/api", tags=["play"])
+
+
+class Command(BaseModel):
+    seq: int | None = Field(None, description="the committed log length the page is based on; "
+                            "a stale one is refused with 409 moved_on")
+
+
+class StepCommand(Command):
+    action: str = Field(..., description="one action in notation, e.g. 'p1 bid 7'", max_length=60)
+
+
+STATUS = {"bad_request": 400, "illegal": 409, "not_found": 404}
+
+
+def _game(request: Request, game_id: int, *, started: bool = True) -> Game:
+    game: Game | None = services(request).games.get(game_id)
+    if game is None:
+        raise HTTPException(404, "No such game.")
+    if started and game.match_id is None:
+        raise HTTPException(409, "This game has not started yet.")
+    return game
+
+
+@router.get("/games/{game_id}", summary="The game as the caller's seat (or a spectator) sees it")
+def game_view(request: Request, game_id: int) -> dict[str, Any]:
+    game = _game(request, game_id)
+    user = current_user(request)
+    svc = services(request)
+    seat = svc.games.seat_of(game_id, user.id if user else None)
+    view: dict[str, Any] = svc.games.snapshot(game, seat)
+    return view
+
+
+@router.get("/games/{game_id}/replay/{seq}", summary="A finished game's public board after `seq` log entries")
+def game_replay(request: Request, game_id: int, seq: int) -> dict[str, Any]:
+    game = _game(request, game_id)
+    if game.status != "finished":
+        raise HTTPException(409, "Stepping through the log is for finished games.")
+    svc = services(request)
+    match = svc.games.match(game)
+    if not 0 <= seq <= match.seq:
+        raise HTTPException(400, f"seq must be between 0 and {match.seq}")
+    actions = match.actions[:seq]
+    state = replay(match.config, actions)
+    events = svc.games.events(match)[:seq]
+    return board(state, state, actions, seq, None, svc.games.seats(game_id), game_id, [], None, events)
+
+
+@router.get("/games/{game_id}/record", summary="A finished game's record (configuration, seed, log)")
+def game_record(request: Request, game_id: int) -> dict[str, Any]:
+    game = _game(request, game_id)
+    if game.status != "finished" or game.match_id is None:
+        raise HTTPException(409, "The record, with the secret seed, is published when the game ends.")
+    record: dict[str, Any] = services(request).games.store.export(game.match_id)
+    return record
+
+
+async def _command(request: Request, game_id: int, command: str, body: Command) -> JSONResponse:
+    user = require_user(request)
+    check_csrf(request, user, None)
+    game = _game(request, game_id)
+    svc = services(request)
+    seat = svc.games.seat_of(game_id, user.id)
+    if seat is None:
+        raise HTTPException(403, "You have no seat in this game.")
+    action = body.action if isinstance(body, StepCommand) else None
+    try:
+        await run_in_threadpool(svc.games.act, game, seat, command, body.seq, action)
+        status, error = 200, None
+    except PlayError as exc:
+        status, error = STATUS.get(exc.code, 409), {"code": exc.code, "message": exc.message}
+    view = await run_in_threadpool(svc.games.snapshot, game, seat)
+    return JSONResponse({"error": error, "state": view}, status_code=status)
+
+
+@router.post("/games/{game_id}/step", summary="Add one action to your draft")
+async def step(request: Request, game_id: int, body: StepCommand) -> JSONResponse:
+    return await _command(request, game_id, "step", body)
+
+
+@router.post("/games/{game_id}/undo", summary="Take back the last step of your draft")
+async def undo(request: Request, game_id: int, body: Command) -> JSONResponse:
+    return await _command(request, game_id, "undo", body)
+
+
+@router.post("/games/{game_id}/redo", summary="Re-apply the step you took back")
+async def redo(request: Request, game_id: int, body: Command) -> JSONResponse:
+    return await _command(request, game_id, "redo", body)
+
+
+@router.post("/games/{game_id}/finish", summary="Commit your draft: finish your turn")
+async def finish(request: Request, game_id: int, body: Command) -> JSONResponse:
+    return await _command(request, game_id, "finish", body)

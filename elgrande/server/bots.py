@@ -1,0 +1,47 @@
+"""Computer opponents for empty seats, from `elgrande.ai`.
+
+A bot's whole turn (its steps up to the draft's boundary) is worked out in a separate
+process, so a thinking bot never stalls the event loop or other games. The bot sees
+only its seat's redacted state (`Bot.choose` redacts it itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from typing import Any
+
+from elgrande.ai import LEVELS, make_bot
+from elgrande.matches import Draft
+from elgrande.rules import State
+
+BOT_LEVELS = ("random", *LEVELS)
+
+
+def bot_seed(match_id: str, seat: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"{match_id}:{seat}".encode()).digest()[:8], "big")
+
+
+def think(state_dict: dict[str, Any], seat: int, level: str, seed: int) -> list[str]:
+    """The steps of the bot's turn from the committed state, in notation. Runs in a
+    worker process (arguments and result are plain data)."""
+    state = State.from_dict(state_dict)
+    bot = make_bot(level, seed)
+    draft = Draft(seat, 0, state)
+    while draft.may_step:
+        draft.step(bot.choose(draft.current, seat))
+    return [str(a) for a in draft.steps]
+
+
+def worker_init(parent_pid: int) -> None:
+    """In each bot worker process: exit when the server process is gone (even after a
+    SIGKILL, which gives it no chance to stop its workers)."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()

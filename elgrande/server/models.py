@@ -1,0 +1,50 @@
+"""Tables of the web app: accounts, and lobby games with their seats. The play itself
+(log, drafts, seed) lives in the turn framework's tables (`elgrande.db.models`); a game
+points at its match once it has started. Created by migration 0002_web."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from elgrande.db.models import Base
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class User(Base):
+    __tablename__ = "web_users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(40), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)  # None: guest
+    is_guest: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Game(Base):
+    __tablename__ = "web_games"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    invite_token: Mapped[str] = mapped_column(String(64), unique=True)
+    creator_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"))
+    players: Mapped[int] = mapped_column(Integer)
+    rounds: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="lobby")  # lobby, active, finished
+    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"), nullable=True, unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Seat(Base):
+    __tablename__ = "web_seats"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_web_seats_seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("web_games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # open, invited, human, bot
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("web_users.id"), nullable=True)
+    invited_name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)

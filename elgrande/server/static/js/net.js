@@ -1,0 +1,43 @@
+// The page's WebSocket: reconnects by itself (with back-off) and resynchronises.
+export class Connection {
+  constructor(path, handlers) {
+    this.path = path;
+    this.handlers = handlers;
+    this.ws = null;
+    this.delay = 250;
+    this.queue = [];
+  }
+
+  open() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}${this.path}`);
+    this.ws = ws;
+    this.handlers.onStatus("connecting…", false);
+    ws.onopen = () => {
+      this.delay = 250;
+      const queued = this.queue.splice(0);
+      for (const m of queued) ws.send(JSON.stringify(m));
+      this.handlers.onStatus("live", true, queued.length);
+    };
+    ws.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "state") this.handlers.onState(message.state, message.ack);
+      else if (message.type === "error") this.handlers.onError(message);
+      else if (message.type === "lobby") this.handlers.onLobby();
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.handlers.onStatus("reconnecting…", false);
+      setTimeout(() => this.open(), this.delay);
+      this.delay = Math.min(this.delay * 2, 5000);
+    };
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+    else this.queue.push(message);
+  }
+
+  // For tests: drop the connection as a network failure would.
+  drop() { if (this.ws) this.ws.close(); }
+}

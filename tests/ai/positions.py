@@ -1,0 +1,59 @@
+"""Positions for bot tests: reached by seeded random play, one per decision phase."""
+
+from __future__ import annotations
+
+import random
+
+from elgrande.rules import (
+    GameConfig,
+    State,
+    apply,
+    is_chance,
+    is_terminal,
+    legal_actions,
+    new_game,
+    resolve_chance,
+    to_act,
+)
+from elgrande.rules.state import CHANCE_PHASES, GAME_OVER, PHASE_NAMES
+
+DECISION_PHASES = frozenset(
+    name for i, name in enumerate(PHASE_NAMES) if i not in CHANCE_PHASES and i != GAME_OVER
+)
+
+
+def positions_by_phase(players: int, seed: int = 0, max_games: int = 400) -> dict[str, State]:
+    """The first position met in each decision phase, with a genuine choice to make."""
+    found: dict[str, State] = {}
+    rng = random.Random(f"positions:{players}:{seed}")
+    for _ in range(max_games):
+        state = new_game(GameConfig(players=players))
+        while not is_terminal(state):
+            if is_chance(state):
+                resolve_chance(state, rng)
+                continue
+            seat = to_act(state)[0]
+            legal = legal_actions(state, seat)
+            if state.phase_name not in found and len(legal) > 1:
+                found[state.phase_name] = state.copy()
+            apply(state, rng.choice(legal))
+        if set(found) >= DECISION_PHASES:
+            break
+    return found
+
+
+def multi_secret_position(players: int, seed: int = 0) -> State:
+    """A secret step where at least two seats still choose (none has chosen yet)."""
+    rng = random.Random(f"secret:{players}:{seed}")
+    for _ in range(500):
+        state = new_game(GameConfig(players=players))
+        while not is_terminal(state):
+            if is_chance(state):
+                resolve_chance(state, rng)
+                continue
+            seats = to_act(state)
+            if state.phase_name == "secret" and len(seats) >= 2:
+                return state
+            seat = seats[0]
+            apply(state, rng.choice(legal_actions(state, seat)))
+    raise AssertionError("no multi-seat secret step found")

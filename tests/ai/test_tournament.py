@@ -1,0 +1,60 @@
+"""A small-budget tournament and the command-line front ends."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from elgrande.ai.tournament import run_tournament, schedule
+from elgrande.cli import main
+
+
+def test_schedule_rotates_seats_and_shares_chance_within_a_block() -> None:
+    specs = schedule(["a", "b", "c"], 6, seed=5)
+    assert [s.bots for s in specs[:3]] == [("a", "b", "c"), ("c", "a", "b"), ("b", "c", "a")]
+    assert len({s.chance_seed for s in specs[:3]}) == 1
+    assert specs[0].chance_seed != specs[3].chance_seed
+    assert schedule(["a", "b", "c"], 6, seed=5) == specs
+
+
+def test_small_tournament_runs_and_is_reproducible() -> None:
+    bots = ["heuristic", "random", "ismcts:20"]
+    first = run_tournament(bots, 3, seed=2, show_progress=False)
+    assert [g.index for g in first] == [0, 1, 2]
+    assert all(sorted(g.bots) == sorted(bots) for g in first)
+    again = run_tournament(bots, 3, seed=2, show_progress=False)
+    assert [g.scores for g in again] == [g.scores for g in first]
+
+
+def test_tournament_command_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["tournament", "--players", "2", "--bots", "easy,random", "--games", "2",
+                 "--seed", "4", "--json", "--no-progress"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {row["bot"] for row in data["summary"]} == {"easy", "random"}
+    assert len(data["results"]) == 2
+    for row in data["summary"]:
+        assert row["win_rate"]["low"] <= row["win_rate"]["mean"] <= row["win_rate"]["high"]
+
+
+def test_tournament_command_table_with_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["tournament", "--players", "2", "--bots", "random,heuristic", "--games", "2",
+                 "--workers", "2", "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "win rate" in out and "heuristic" in out and "Elo" in out
+
+
+def test_tournament_command_rejects_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["tournament", "--players", "3", "--bots", "random,nobody", "--games", "1"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "lists 2 bots for 3 players" in err and "unknown bot 'nobody'" in err
+
+
+def test_bench_ai_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "ai", "--iterations", "10", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 5
+    assert all(r["iterations"] >= 10 and r["iterations_per_second"] > 0 for r in rows)

@@ -1,0 +1,214 @@
+"""The turn framework on SQLite and on a real PostgreSQL server: the same tests."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from elgrande.db import make_engine, upgrade
+from elgrande.db.migrate import heads
+from elgrande.db.models import CommitRow, MatchRow, MoveRow
+from elgrande.matches import (
+    ExportRefused,
+    GameMovedOn,
+    IllegalStep,
+    MatchEvent,
+    MatchNotFound,
+    MatchStore,
+    verify,
+)
+from elgrande.rules import GameConfig, replay, to_act
+
+from .match_helpers import at_secret_choice
+
+
+def test_one_migration_head() -> None:
+    assert len(heads()) == 1  # revisions form one chain (web tables build on 0001_matches)
+
+
+def test_migrations_create_the_tables_and_are_idempotent(db_url: str) -> None:
+    engine = make_engine(db_url)
+    upgrade(engine)
+    upgrade(engine)
+    tables = set(sa.inspect(engine).get_table_names())
+    assert {"matches", "match_commits", "match_moves", "match_drafts", "alembic_version"} <= tables
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    engine.dispose()
+
+
+def _table_of(diff: Any) -> str | None:
+    """The table an Alembic autogenerate difference is about."""
+    if isinstance(diff, list):  # column modifications: (op, schema, table, column, ...)
+        return str(diff[0][2])
+    if len(diff) > 2 and isinstance(diff[2], str):  # (op, schema, table, column)
+        return diff[2]
+    target = diff[1]
+    if isinstance(target, sa.Table):
+        return target.name
+    table = getattr(target, "table", None)
+    if table is None:
+        table = getattr(target, "parent", None)
+    return getattr(table, "name", None)
+
+
+def test_our_models_agree_with_the_migrations(db_url: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from elgrande.db.models import Base
+
+    engine = make_engine(db_url)
+    upgrade(engine)
+    with engine.connect() as conn:
+        diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    ours = {"matches", "match_commits", "match_moves", "match_drafts"}
+    assert [d for d in diffs if _table_of(d) in ours] == []
+    engine.dispose()
+
+
+def test_a_whole_game_through_the_store(db_url: str) -> None:
+    store = MatchStore(db_url)
+    events: list[MatchEvent] = []
+    store.broker.subscribe(events.append)
+    rng = random.Random(11)
+    match_id = store.create(GameConfig(players=2, rounds=6))
+    commits = 0
+    while not (spectator := store.view(match_id, None)).over:
+        seat = rng.choice(spectator.to_act)
+        view = store.view(match_id, seat)
+        while view.legal:
+            view = store.step(match_id, seat, rng.choice(view.legal), base_seq=view.seq)
+        store.finish(match_id, seat, base_seq=view.seq)
+        commits += 1
+    assert [e.kind for e in events].count("commit") == commits
+    assert events[0] == MatchEvent(match_id, events[0].seq, "created")
+    record = store.export(match_id)
+    assert record["seed"] and verify(record)
+    reopened = MatchStore(db_url).load(match_id)
+    assert replay(reopened.config, reopened.actions) == reopened.state
+    assert [e.seq for e in reopened.log] == list(range(1, reopened.seq + 1))
+
+
+def test_drafts_and_undo_stacks_survive_a_restart(db_url: str) -> None:
+    store = MatchStore(db_url)
+    match_id = store.create(GameConfig(players=3), seed="restart")
+    while True:  # until some seat's turn takes three or more steps
+        seat = store.view(match_id, None).to_act[0]
+        view = store.view(match_id, seat)
+        while view.legal:
+            view = store.step(match_id, seat, view.legal[0])
+        assert view.draft is not None
+        if len(view.draft["steps"]) >= 3:
+            break
+        store.finish(match_id, seat)
+    steps = view.draft["steps"]
+    store.undo(match_id, seat)
+    view = store.undo(match_id, seat)
+    store.engine.dispose()
+    again = MatchStore(db_url)
+    restored = again.view(match_id, seat)
+    assert restored.to_dict() == view.to_dict()
+    assert restored.draft is not None and restored.draft["redo"] == steps[-2:]
+    again.redo(match_id, seat)
+    assert again.redo(match_id, seat).draft == {**view.draft, "steps": steps, "redo": [],
+                                                 "can_redo": False, "at_boundary": True}
+
+
+def test_secret_choices_through_the_store(db_url: str) -> None:
+    store = MatchStore(db_url)
+    match_id = store.add(at_secret_choice(4, seed="store-secret"))
+    a, b, *_ = store.view(match_id, None).to_act
+    before_b = store.view(match_id, b).to_dict()
+    store.step(match_id, a, store.view(match_id, a).legal[0])
+    assert store.view(match_id, b).to_dict() == before_b  # b never sees a's draft
+    choice_b = store.view(match_id, b).legal[-1]
+    store.step(match_id, b, choice_b)
+    seq = store.view(match_id, a).seq
+    store.finish(match_id, a, base_seq=seq)
+    with pytest.raises(GameMovedOn) as moved:  # b's request was based on the old log
+        store.finish(match_id, b, base_seq=seq)
+    assert moved.value.seq == seq + 1
+    assert moved.value.view["draft"]["steps"] == [choice_b]  # rebased, kept
+    done = store.finish(match_id, b, base_seq=moved.value.seq)
+    assert done.seq == seq + 2 and b not in to_act(store.load(match_id).state)
+
+
+def test_the_database_refuses_a_second_commit_on_one_base(db_url: str) -> None:
+    store = MatchStore(db_url)
+    match_id = store.create(GameConfig(players=3), seed="unique")
+    match = store.load(match_id)
+    last = match.log[-1]
+    rows = [
+        CommitRow(match_id=match_id, base_seq=0, head_seq=99, seat=0, created_at=last.at),
+        MoveRow(
+            match_id=match_id, seq=last.seq, action=str(last.action), seat=-1, base_seq=5,
+            created_at=last.at,
+        ),
+    ]
+    for row in rows:
+        with pytest.raises(IntegrityError), Session(store.engine) as session, session.begin():
+            session.add(row)
+    assert store.load(match_id).actions == match.actions
+
+
+def test_refusals_change_nothing_in_the_database(db_url: str) -> None:
+    store = MatchStore(db_url)
+    match_id = store.create(GameConfig(players=3), seed="refusals")
+    seat = store.view(match_id, None).to_act[0]
+    before = store.view(match_id, seat).to_dict()
+    with pytest.raises(IllegalStep):
+        store.step(match_id, seat, "p0 nonsense")
+    with pytest.raises(MatchNotFound):
+        store.view("nope", seat)
+    with pytest.raises(GameMovedOn):
+        store.step(match_id, seat, before["legal"][0], base_seq=before["seq"] - 1)
+    with pytest.raises(ExportRefused):
+        store.export(match_id)
+    assert store.view(match_id, seat).to_dict() == before
+    running = store.export(match_id, unfinished=True)
+    assert running["seed"] is None and running["commitment"] == before["commitment"]
+
+
+def test_a_commit_that_skipped_the_lock_still_cannot_fork_the_log(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = MatchStore(db_url)
+    match_id = store.add(at_secret_choice(4, seed="stale"))
+    a, b, *_ = store.view(match_id, None).to_act
+    for seat in (a, b):
+        store.step(match_id, seat, store.view(match_id, seat).legal[0])
+    stale = store.load(match_id)
+    base = stale.seq
+    store.finish(match_id, a)
+    # One writer working from the stale snapshot (as if the row lock were bypassed):
+    loads = [stale]
+    real_load = MatchStore._load
+    monkeypatch.setattr(
+        MatchStore, "_load",
+        staticmethod(lambda session, row: loads.pop() if loads else real_load(session, row)),
+    )
+    with pytest.raises(GameMovedOn) as moved:
+        store.finish(match_id, b)
+    assert not loads and (moved.value.expected_seq, moved.value.seq) == (base, base + 1)
+    match = store.load(match_id)
+    assert [e.seq for e in match.log] == list(range(1, base + 2))
+    assert match.log[-1].action.seat == a
+
+
+def test_a_head_state_in_an_old_format_is_rebuilt_from_the_log(db_url: str) -> None:
+    store = MatchStore(db_url)
+    match_id = store.create(GameConfig(players=3), seed="format")
+    expected = store.load(match_id).state
+    with store.engine.begin() as conn:
+        conn.execute(
+            sa.update(MatchRow).where(MatchRow.id == match_id).values(state={"format": -1})
+        )
+    assert store.load(match_id).state == expected
+    store.close()

@@ -1,0 +1,89 @@
+"""The web app with its hardening installed (``elgrande.server.hardening.install``), on a
+temporary SQLite file, driven in-process over HTTP and WebSocket. Users are created
+through the accounts service and identified by their signed session cookie."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from elgrande.server import hardening
+from elgrande.server.app import create_app
+from elgrande.server.security import SESSION_COOKIE
+from elgrande.server.settings import Settings
+
+SECRET_KEY = "security-test-secret-key-0123456789"
+CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@dataclass
+class Player:
+    client: TestClient
+    cookie: str | None
+    user_id: int | None = None
+
+    def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        headers = dict(extra or {})
+        if self.cookie:
+            headers["cookie"] = f"{SESSION_COOKIE}={self.cookie}"
+        return headers
+
+    def get(self, url: str, **kw: Any) -> Any:
+        self.client.cookies.clear()
+        return self.client.get(url, headers=self.headers(kw.pop("headers", None)), **kw)
+
+    def post(self, url: str, **kw: Any) -> Any:
+        self.client.cookies.clear()
+        return self.client.post(url, headers=self.headers(kw.pop("headers", None)), **kw)
+
+    def csrf(self) -> str:
+        found = CSRF_FIELD.search(self.get("/login" if self.cookie is None else "/lobby").text)
+        assert found
+        return found.group(1)
+
+    def api(self, game_id: int, command: str, body: Any, **kw: Any) -> Any:
+        return self.post(f"/api/games/{game_id}/{command}", json=body,
+                         headers={"x-csrf-token": self.csrf()}, **kw)
+
+    def ws(self, game_id: int) -> Any:
+        self.client.cookies.clear()
+        return self.client.websocket_connect(f"/ws/games/{game_id}", headers=self.headers())
+
+
+def make_app(tmp_path: Path, **settings: Any) -> Any:
+    config = Settings(database_url=f"sqlite:///{tmp_path / 'security.db'}", secret_key=SECRET_KEY,
+                      bot_delay=0.0, **settings)
+    app = create_app(config)
+    hardening.install(app, config)
+    return app
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Any:
+    return make_app(tmp_path)
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[TestClient]:
+    with TestClient(app, follow_redirects=False) as c:
+        yield c
+
+
+def services(client: TestClient) -> Any:
+    return client.app.state.services  # type: ignore[attr-defined]
+
+
+def guest(client: TestClient) -> Player:
+    svc = services(client)
+    user = svc.accounts.guest()
+    return Player(client, svc.signer.session_cookie(user.id), user.id)
+
+
+def anonymous(client: TestClient) -> Player:
+    return Player(client, None)

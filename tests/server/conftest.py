@@ -1,0 +1,132 @@
+"""In-process HTTP and WebSocket tests: one app on a temporary SQLite file per test.
+
+Several users share one TestClient (one event loop, so the live-update hub works):
+each request carries its user's session cookie explicitly."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from elgrande.server.app import create_app
+from elgrande.server.security import SESSION_COOKIE
+from elgrande.server.settings import Settings
+
+CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@dataclass
+class As:
+    """Requests made as one user (or anonymously, cookie None)."""
+
+    client: TestClient
+    cookie: str | None
+    name: str = ""
+
+    def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        headers = dict(extra or {})
+        if self.cookie:
+            headers["cookie"] = f"{SESSION_COOKIE}={self.cookie}"
+        return headers
+
+    def get(self, url: str, **kw: Any) -> Any:
+        self.client.cookies.clear()
+        return self.client.get(url, headers=self.headers(kw.pop("headers", None)), **kw)
+
+    def post(self, url: str, **kw: Any) -> Any:
+        self.client.cookies.clear()
+        return self.client.post(url, headers=self.headers(kw.pop("headers", None)), **kw)
+
+    def csrf(self) -> str:
+        page = self.get("/register" if self.cookie is None else "/lobby")
+        match = CSRF_FIELD.search(page.text)
+        assert match, page.text[:500]
+        return match.group(1)
+
+    def api(self, game_id: int, command: str, body: dict[str, Any]) -> Any:
+        return self.post(f"/api/games/{game_id}/{command}", json=body,
+                         headers={"x-csrf-token": self.csrf()})
+
+    def ws(self, game_id: int, **kw: Any) -> Any:
+        self.client.cookies.clear()
+        return self.client.websocket_connect(f"/ws/games/{game_id}", headers=self.headers(kw.pop("headers", None)))
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Any:
+    return create_app(Settings(database_url=f"sqlite:///{tmp_path / 'test.db'}", secret_key="k" * 32,
+                               bot_delay=0.0))
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[TestClient]:
+    with TestClient(app, follow_redirects=False) as c:
+        yield c
+
+
+def register(client: TestClient, name: str, password: str = "correct horse") -> As:
+    anon = As(client, None)
+    response = anon.post("/register", data={"name": name, "password": password, "csrf_token": anon.csrf()})
+    assert response.status_code == 303, response.text
+    cookie = response.cookies.get(SESSION_COOKIE)
+    assert cookie
+    client.cookies.clear()
+    return As(client, cookie, name)
+
+
+@pytest.fixture
+def anna(client: TestClient) -> As:
+    return register(client, "anna")
+
+
+@pytest.fixture
+def bert(client: TestClient) -> As:
+    return register(client, "bert")
+
+
+@pytest.fixture
+def carl(client: TestClient) -> As:
+    return register(client, "carl")
+
+
+def create_game(user: As, seats: list[str], rounds: int = 9, **extra: str) -> int:
+    data = {"players": str(len(seats)), "rounds": str(rounds), "csrf_token": user.csrf()}
+    for i, kind in enumerate(seats):
+        data[f"seat{i}"] = kind
+    data.update(extra)
+    response = user.post("/games", data=data)
+    assert response.status_code == 303, response.text
+    return int(response.headers["location"].rsplit("/", 1)[1])
+
+
+def start_game(user: As, game_id: int, fill: bool = False) -> None:
+    data = {"csrf_token": user.csrf()}
+    if fill:
+        data["fill_with_bots"] = "1"
+    response = user.post(f"/games/{game_id}/start", data=data)
+    assert response.status_code == 303, response.text
+
+
+def join_game(user: As, game_id: int) -> None:
+    response = user.post(f"/games/{game_id}/join", data={"csrf_token": user.csrf()})
+    assert response.status_code == 303, response.text
+
+
+@pytest.fixture
+def three_humans(client: TestClient, anna: As, bert: As, carl: As) -> tuple[int, As, As, As]:
+    """A started 3-player game: anna seat 0, bert seat 1, carl seat 2 (no bots)."""
+    game_id = create_game(anna, ["me", "open", "open"])
+    join_game(bert, game_id)
+    join_game(carl, game_id)
+    start_game(anna, game_id)
+    return game_id, anna, bert, carl
+
+
+def services(client: TestClient) -> Any:
+    return client.app.state.services  # type: ignore[attr-defined]

@@ -1,0 +1,40 @@
+"""A real uvicorn server on a free loopback port, in a thread, on a temporary SQLite file."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import uvicorn
+
+from elgrande.server.app import create_app
+from elgrande.server.settings import Settings
+
+
+@contextmanager
+def live_server(tmp_path: Path, bot_delay: float = 0.0) -> Iterator[str]:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'live.db'}", secret_key="test-secret",
+                        bot_delay=bot_delay)
+    app = create_app(settings)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
