@@ -114,18 +114,6 @@ def scorings_left(s: State) -> tuple[int, int]:
     return generals, rounds
 
 
-def rounds_to_next_scoring(s: State) -> int:
-    labels = s.config.round_labels
-    i = s.round_index
-    k = 0
-    while i < len(labels):
-        k += 1
-        if labels[i] in SCORING_ROUNDS:
-            break
-        i += 1
-    return k
-
-
 def evaluate(s: State, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Expected final points per seat (a heuristic, not a promise)."""
     n = s.n
