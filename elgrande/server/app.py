@@ -97,4 +97,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(ws.router)
+    # Several processes: Redis pub/sub (ELGRANDE_PUBSUB_URL), bot-move leases (docs/deploy.md).
+    from elgrande.scale import install as install_scale
+
+    install_scale(app, settings)
+    # Security headers (strict CSP), size bounds, login rate limits, log redaction.
+    from .hardening import install as install_hardening
+
+    install_hardening(app, settings)
     return app

@@ -23,7 +23,7 @@ def renders(page: Page) -> int:
 
 
 def wait_render(page: Page, after: int, timeout: float = 20_000) -> None:
-    page.wait_for_function(f"(window.elgrande.renders || 0) > {after}", timeout=timeout)
+    page.wait_for_function(f"() => (window.elgrande.renders || 0) > {after}", timeout=timeout)
 
 
 def sent(page: Page) -> int:
@@ -33,7 +33,7 @@ def sent(page: Page) -> int:
 def wait_answered(page: Page, sent_before: int, timeout: float = 20_000) -> None:
     """Waits until a command sent after `sent_before` has been answered (and rendered)."""
     page.wait_for_function(
-        f"window.elgrande.sent > {sent_before} && window.elgrande.acked >= window.elgrande.sent",
+        f"() => window.elgrande.sent > {sent_before} && window.elgrande.acked >= window.elgrande.sent",
         timeout=timeout)
 
 

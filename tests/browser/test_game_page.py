@@ -35,7 +35,7 @@ def register(page: Page, server: str, name: str) -> None:
 
 
 def wait_game(page: Page) -> None:
-    page.wait_for_function("window.elgrande && window.elgrande.state")
+    page.wait_for_function("() => window.elgrande && window.elgrande.state")
 
 
 def test_register_log_out_and_log_in(browser: Browser, server: str) -> None:
@@ -130,7 +130,7 @@ def test_two_players_see_each_others_turns_live(browser: Browser, server: str, a
     expect(bert.locator("#seats")).to_contain_text("bert")
     anna.click("#start")
     wait_game(anna)
-    bert.wait_for_function("window.elgrande && window.elgrande.state")  # reloaded by itself
+    bert.wait_for_function("() => window.elgrande && window.elgrande.state")  # reloaded by itself
     # Each action card explains itself in a popover.
     anna.locator("#cards .card-info").first.click()
     expect(anna.locator(".popover")).to_be_visible()
@@ -151,7 +151,7 @@ def test_two_players_see_each_others_turns_live(browser: Browser, server: str, a
             click_action(mover, pick(m["legal"], rng))
         assert state(watcher)["seq"] == seq_before  # drafts stay private
         command(mover, "#finish")
-        watcher.wait_for_function(f"window.elgrande.state.seq > {seq_before}", timeout=5000)
+        watcher.wait_for_function(f"() => window.elgrande.state.seq > {seq_before}", timeout=5000)
         committed = state(mover)["seq"]
         assert state(watcher)["seq"] == committed
         expect(watcher.locator("#log li").last).to_have_text(state(mover)["log"][-1]["text"])

@@ -5,6 +5,7 @@ connection in ``config.attributes["connection"]``; the ``alembic`` command line
 from alembic import context
 
 # Import every module that declares tables on Base here, so autogenerate sees them.
+import elgrande.scale.models  # noqa: F401  (bot_leases)
 import elgrande.server.models  # noqa: F401
 from elgrande.db.engine import make_engine, writer
 from elgrande.db.models import Base
