@@ -9,7 +9,7 @@ from .board import AREA_CODES, NUM_AREAS, TILES
 from .cards import CARDS
 from .engine import legal_actions, to_act
 from .scoring import awards_of
-from .state import NOT_ASKED, PENDING, PHASE_NAMES, SECRET_PURPOSES, State
+from .state import NOT_ASKED, PENDING, PHASE_NAMES, SECRET_PURPOSES, SETUP, State
 
 
 def redact(s: State, seat: int | None) -> State:
@@ -67,7 +67,7 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
     return {
         "players": n,
         "rounds": s.config.rounds,
-        "round": s.round if s.phase != 0 else None,
+        "round": s.round if s.phase != SETUP else None,
         "phase": PHASE_NAMES[s.phase],
         "ply": s.ply,
         "seat": seat,
