@@ -9,6 +9,8 @@ log can never fork. Both surface as ``GameMovedOn`` with the seat's new view.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -30,6 +32,50 @@ from .match import LogEntry, Match, SeatView, utcnow
 from .pubsub import Broker, InProcessBroker, MatchEvent
 
 T = TypeVar("T")
+
+LOG_CACHE_SIZE = 1024  # matches whose committed log (and head state) a store keeps in memory
+
+
+class _LogCache:
+    """Per store (so per process): each match's committed log as last read from the
+    database, with the head state at its end. The log is append-only and every
+    operation reads the match row (locked, for writes) first, so a cached prefix
+    of ``seq <= row.head_seq`` is always still true: only the rows after it are read.
+    Only committed data goes in (never a draft: those are per seat and always read
+    from the database), and only what the database returned (never a write that
+    could still roll back)."""
+
+    def __init__(self, size: int = LOG_CACHE_SIZE) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, tuple[tuple[LogEntry, ...], State | None]] = OrderedDict()
+
+    def get(self, match_id: str, head_seq: int) -> tuple[tuple[LogEntry, ...], State | None]:
+        """The cached log prefix (empty if none or if it is longer than the head:
+        a database rolled back or rebuilt) and its head state if it is at ``head_seq``."""
+        with self._lock:
+            found = self._entries.get(match_id)
+            if found is None:
+                return (), None
+            log, state = found
+            if len(log) > head_seq:
+                del self._entries[match_id]
+                return (), None
+            self._entries.move_to_end(match_id)
+            return log, (state if len(log) == head_seq else None)
+
+    def put(self, match_id: str, log: tuple[LogEntry, ...], state: State | None) -> None:
+        with self._lock:
+            old = self._entries.get(match_id)
+            if old is not None and len(old[0]) > len(log):
+                return  # another thread already read a longer log
+            self._entries[match_id] = (log, state)
+            self._entries.move_to_end(match_id)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+_CACHE_KEY = "elgrande.log_cache"
 
 
 def _aware(moment: datetime) -> datetime:
@@ -54,6 +100,7 @@ class MatchStore:
             upgrade(self.engine)
         self.broker: Broker = broker if broker is not None else InProcessBroker()
         self._writer = writer(self.engine)
+        self._logs = _LogCache()
         # Reads see one snapshot (PostgreSQL's default READ COMMITTED gives each statement
         # its own, and a commit could land between reading the head and the log).
         self._reader = (
@@ -104,7 +151,7 @@ class MatchStore:
 
     def load(self, match_id: str) -> Match:
         """A snapshot of the match with every draft (read-only: changes are not saved)."""
-        with Session(self._reader) as session, session.begin():
+        with Session(self._reader, info={_CACHE_KEY: self._logs}) as session, session.begin():
             return self._load(session, self._row(session, match_id, lock=False))
 
     def view(self, match_id: str, seat: int | None) -> SeatView:
@@ -172,7 +219,7 @@ class MatchStore:
 
     @contextmanager
     def _locked(self, match_id: str) -> Iterator[tuple[Session, MatchRow, Match]]:
-        with Session(self._writer) as session, session.begin():
+        with Session(self._writer, info={_CACHE_KEY: self._logs}) as session, session.begin():
             row = self._row(session, match_id, lock=True)
             yield session, row, self._load(session, row)
 
@@ -186,21 +233,33 @@ class MatchStore:
 
     @staticmethod
     def _load(session: Session, row: MatchRow) -> Match:
-        moves = session.scalars(
-            select(MoveRow).where(MoveRow.match_id == row.id).order_by(MoveRow.seq)
-        )
-        log = [
-            LogEntry(m.seq, parse_action(m.action), m.base_seq, _aware(m.created_at))
-            for m in moves
-        ]
-        if len(log) != row.head_seq or any(e.seq != i for i, e in enumerate(log, start=1)):
+        cache: _LogCache | None = session.info.get(_CACHE_KEY)
+        cached, cached_state = cache.get(row.id, row.head_seq) if cache else ((), None)
+        start = len(cached)
+        log = list(cached)
+        if start < row.head_seq:
+            moves = session.scalars(
+                select(MoveRow)
+                .where(MoveRow.match_id == row.id, MoveRow.seq > start)
+                .order_by(MoveRow.seq)
+            )
+            log += [
+                LogEntry(m.seq, parse_action(m.action), m.base_seq, _aware(m.created_at))
+                for m in moves
+            ]
+        if len(log) != row.head_seq or any(e.seq != i for i, e in enumerate(log[start:], start=start + 1)):
             raise RuntimeError(f"match {row.id}: the stored log does not end at {row.head_seq}")
         config = GameConfig.from_dict(row.config)
-        try:
-            state = State.from_dict(row.state)
-        except (ValueError, KeyError, TypeError):
-            # Stored by an engine with another state format: the log is the truth.
-            state = replay(config, [e.action for e in log])
+        if cached_state is not None:
+            state = cached_state.copy()  # the match's state is the caller's to replace
+        else:
+            try:
+                state = State.from_dict(row.state)
+            except (ValueError, KeyError, TypeError):
+                # Stored by an engine with another state format: the log is the truth.
+                state = replay(config, [e.action for e in log])
+            if cache is not None:
+                cache.put(row.id, tuple(log), state.copy())
         match = Match(row.id, config, row.seed, log, state, _aware(row.created_at))
         for d in session.scalars(select(DraftRow).where(DraftRow.match_id == row.id)):
             # Snapshots are re-derived by replaying the steps on the committed head.

@@ -252,6 +252,7 @@ class Games:
         if game.match_id is None:
             raise PlayError("not_started", "this game has not started")
         mid = game.match_id
+        over: bool | None = None  # known from the view when this command committed
         try:
             if command == "step":
                 if action is None:
@@ -259,23 +260,26 @@ class Games:
                 view = self.store.step(mid, seat, action, base_seq=seq)
                 if parse_action(action).is_secret:
                     # Confirming a secret choice in the dialog commits it at once.
-                    self.store.finish(mid, seat, base_seq=view.seq)
+                    over = self.store.finish(mid, seat, base_seq=view.seq).over
             elif command == "undo":
                 self.store.undo(mid, seat, base_seq=seq)
             elif command == "redo":
                 self.store.redo(mid, seat, base_seq=seq)
             elif command == "finish":
-                self.store.finish(mid, seat, base_seq=seq)
+                over = self.store.finish(mid, seat, base_seq=seq).over
             else:
                 raise PlayError("bad_request", f"unknown command {command!r}")
         except MatchError as exc:
             raise PlayError(exc.code, str(exc)) from None
-        self.after_commit(mid)
+        if over:  # a draft change never ends a match; a commit that did not end it neither
+            self.after_commit(mid, over=True)
 
-    def after_commit(self, match_id: str) -> None:
-        """Marks a game finished once its match is over."""
-        match = self.store.load(match_id)
-        if match.over:
+    def after_commit(self, match_id: str, *, over: bool | None = None) -> None:
+        """Marks a game finished once its match is over (``over``: already known
+        from the committing operation's view, so the match need not be read again)."""
+        if over is None:
+            over = self.store.load(match_id).over
+        if over:
             with self._sessions.begin() as db:
                 game = db.scalar(select(Game).where(Game.match_id == match_id))
                 if game is not None and game.status != "finished":
@@ -310,7 +314,7 @@ class Games:
                 return False  # never happens for a bot seat; never clobber a draft
             for text in steps:
                 self.store.step(mid, seat, text, base_seq=seq)
-            self.store.finish(mid, seat, base_seq=seq)
+            over = self.store.finish(mid, seat, base_seq=seq).over
         except MatchError:
             for _ in range(len(steps)):  # drop whatever part of the turn got in
                 try:
@@ -318,5 +322,5 @@ class Games:
                 except MatchError:
                     break
             return False
-        self.after_commit(mid)
+        self.after_commit(mid, over=over)
         return True
