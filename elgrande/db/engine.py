@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from typing import Any
 
@@ -15,6 +16,8 @@ URL_ENV = "ELGRANDE_DATABASE_URL"
 # Execution option marking a connection that will write: on SQLite it begins with
 # BEGIN IMMEDIATE, so writers queue for the lock instead of failing on upgrade.
 WRITE = "elgrande_write"
+_HOLDS_WRITE_LOCK = "elgrande_holds_write_lock"
+WRITE_LOCK_TIMEOUT = 30.0  # seconds, as SQLite's busy_timeout
 
 
 def database_url(url: str | None = None) -> str:
@@ -49,10 +52,65 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
+    # SQLite has one writer at a time. Writers of this process queue on a lock of their
+    # own, in order, instead of in SQLite's busy handler, which sleeps up to 100 ms
+    # between tries (the long tail of the latencies); other processes still queue there.
+    write_lock = threading.Lock()
+    holders: dict[int, dict[str, Any]] = {}  # id(DBAPI connection) -> its pool record's info
+
+    def release(info: dict[str, Any]) -> None:
+        if info.pop(_HOLDS_WRITE_LOCK, False):
+            write_lock.release()
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
-        mode = "IMMEDIATE" if connection.get_execution_options().get(WRITE) else "DEFERRED"
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        if not connection.get_execution_options().get(WRITE):
+            connection.exec_driver_sql("BEGIN DEFERRED")
+            return
+        info = connection.info
+        # A timeout rather than waiting for ever: a thread that would nest two write
+        # transactions falls back to SQLite's own busy wait (and its error).
+        if not info.get(_HOLDS_WRITE_LOCK) and write_lock.acquire(timeout=WRITE_LOCK_TIMEOUT):
+            info[_HOLDS_WRITE_LOCK] = True
+            holders[id(connection.connection.dbapi_connection)] = info
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            release(info)
+            raise
+
+    # Released once COMMIT or ROLLBACK has run (SQLAlchemy's events fire before them).
+    dialect = engine.dialect
+    do_commit, do_rollback = dialect.do_commit, dialect.do_rollback
+
+    def _commit(dbapi_connection: Any) -> None:
+        try:
+            do_commit(dbapi_connection)
+        finally:
+            release(holders.pop(id(dbapi_connection), {}))
+
+    def _rollback(dbapi_connection: Any) -> None:
+        try:
+            do_rollback(dbapi_connection)
+        finally:
+            release(holders.pop(id(dbapi_connection), {}))
+
+    dialect.do_commit = _commit  # type: ignore[method-assign]
+    dialect.do_rollback = _rollback  # type: ignore[method-assign]
+
+    # However a transaction ends (a connection closed or invalidated mid-transaction),
+    # its connection goes back to the pool: the lock is released by then at the latest.
+    @event.listens_for(engine.pool, "checkin")
+    def _on_checkin(dbapi_connection: Any, record: Any) -> None:
+        holders.pop(id(dbapi_connection), None)
+        if record is not None:
+            release(record.info)
+
+    @event.listens_for(engine.pool, "invalidate")
+    def _on_invalidate(dbapi_connection: Any, record: Any, _exc: Any) -> None:
+        holders.pop(id(dbapi_connection), None)
+        if record is not None:
+            release(record.info)
 
 
 def _set_wal(cursor: Any) -> None:

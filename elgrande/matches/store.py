@@ -200,10 +200,12 @@ class MatchStore:
                 )
                 for other in match.drafts.values():
                     self._save_draft(session, match_id, other, now)
-                result = match.seat_view(seat)
         except IntegrityError as exc:
             fresh = self.load(match_id)
             raise GameMovedOn(match_id, base, fresh.seq, fresh.seat_view(seat).to_dict()) from exc
+        # Built after the commit, from the committed match: the write lock is not held
+        # for it (other operations on this match no longer change ``match``).
+        result = match.seat_view(seat)
         self.broker.publish(MatchEvent(match_id, result.seq, "commit", seat))
         return result
 
@@ -213,7 +215,7 @@ class MatchStore:
         with self._locked(match_id) as (session, _row, match):
             op(match)
             self._save_draft(session, match_id, match.draft(seat), utcnow())
-            result = match.seat_view(seat)
+        result = match.seat_view(seat)  # after the commit, outside the write lock
         self.broker.publish(MatchEvent(match_id, result.seq, "draft", seat))
         return result
 
