@@ -30,6 +30,7 @@ class SeatSpec:
 
 
 EVENT_CACHE_SIZE = 256  # matches whose replay (for the log's scorings) is kept in memory
+SEATS_CACHE_SIZE = 1024  # started games whose seat list is kept in memory
 
 
 class LobbyError(ValueError):
@@ -53,6 +54,10 @@ class Games:
         self.store = store
         self._events: dict[str, tuple[int, State, list[list[dict[str, Any]]]]] = {}
         self._events_lock = threading.Lock()
+        # Seat lists of started games: final once a game has its match (every seat
+        # change happens in the lobby, committed before the match is created).
+        self._started_seats: dict[int, list[dict[str, Any]]] = {}
+        self._seats_lock = threading.Lock()
 
     # ----------------------------------------------------------------- lobby
 
@@ -121,9 +126,28 @@ class Games:
                 for s, name in rows
             ]
 
+    def started_seats(self, game: Game) -> list[dict[str, Any]]:
+        """``seats`` of a game; read once per process after the game has started."""
+        if game.match_id is None:
+            return self.seats(game.id)
+        with self._seats_lock:
+            found = self._started_seats.get(game.id)
+        if found is None:
+            found = self.seats(game.id)
+            with self._seats_lock:
+                self._started_seats[game.id] = found
+                while len(self._started_seats) > SEATS_CACHE_SIZE:
+                    self._started_seats.pop(next(iter(self._started_seats)))
+        return [dict(s) for s in found]
+
     def seat_of(self, game_id: int, user_id: int | None) -> int | None:
         if user_id is None:
             return None
+        with self._seats_lock:
+            started = self._started_seats.get(game_id)
+        if started is not None:
+            return next((s["seat"] for s in started
+                         if s["user_id"] == user_id and s["kind"] == "human"), None)
         with self._reads() as db:
             return db.scalar(
                 select(Seat.seat).where(Seat.game_id == game_id, Seat.user_id == user_id, Seat.kind == "human")
@@ -226,7 +250,7 @@ class Games:
 
     def snapshot(self, game: Game, seat: int | None) -> dict[str, Any]:
         match = self.match(game)
-        return present(match, seat, self.seats(game.id), game.id, self.events(match))
+        return present(match, seat, self.started_seats(game), game.id, self.events(match))
 
     def events(self, match: Match) -> list[list[dict[str, Any]]]:
         """The engine's event records (scorings, reveals) after each log entry. The log
