@@ -76,6 +76,7 @@ class _LogCache:
 
 
 _CACHE_KEY = "elgrande.log_cache"
+_DRAFTS_KEY = "elgrande.drafts_of"  # set: load only this seat's draft (None: no draft)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -154,8 +155,15 @@ class MatchStore:
         with Session(self._reader, info={_CACHE_KEY: self._logs}) as session, session.begin():
             return self._load(session, self._row(session, match_id, lock=False))
 
+    def load_seat(self, match_id: str, seat: int | None) -> Match:
+        """Like ``load``, with only ``seat``'s draft (none for a spectator, ``None``):
+        enough for that seat's view, without reading or replaying the other drafts."""
+        info = {_CACHE_KEY: self._logs, _DRAFTS_KEY: seat}
+        with Session(self._reader, info=info) as session, session.begin():
+            return self._load(session, self._row(session, match_id, lock=False))
+
     def view(self, match_id: str, seat: int | None) -> SeatView:
-        return self.load(match_id).seat_view(seat)
+        return self.load_seat(match_id, seat).seat_view(seat)
 
     def redacted_state(self, match_id: str, seat: int) -> State:
         """What a bot playing ``seat`` may see (``Match.redacted_state``)."""
@@ -263,7 +271,13 @@ class MatchStore:
             if cache is not None:
                 cache.put(row.id, tuple(log), state.copy())
         match = Match(row.id, config, row.seed, log, state, _aware(row.created_at))
-        for d in session.scalars(select(DraftRow).where(DraftRow.match_id == row.id)):
+        query = select(DraftRow).where(DraftRow.match_id == row.id)
+        wanted = True
+        if _DRAFTS_KEY in session.info:
+            only = session.info[_DRAFTS_KEY]
+            wanted = only is not None
+            query = query.where(DraftRow.seat == only)
+        for d in session.scalars(query) if wanted else ():
             # Snapshots are re-derived by replaying the steps on the committed head.
             draft = Draft(d.seat, match.seq, match.state)
             draft.steps = [parse_action(a) for a in d.steps]

@@ -249,7 +249,9 @@ class Games:
         return self.store.load(game.match_id)
 
     def snapshot(self, game: Game, seat: int | None) -> dict[str, Any]:
-        match = self.match(game)
+        if game.match_id is None:
+            raise PlayError("not_started", "this game has not started")
+        match = self.store.load_seat(game.match_id, seat)  # no other seat's draft in it
         return present(match, seat, self.started_seats(game), game.id, self.events(match))
 
     def events(self, match: Match) -> list[list[dict[str, Any]]]:

@@ -212,3 +212,26 @@ def test_a_head_state_in_an_old_format_is_rebuilt_from_the_log(db_url: str) -> N
         )
     assert store.load(match_id).state == expected
     store.close()
+
+
+def test_a_seat_load_holds_only_that_seats_draft_and_the_cache_follows_commits(
+    db_url: str,
+) -> None:
+    store = MatchStore(db_url)
+    match_id = store.add(at_secret_choice(4, seed="seat-load"))
+    a, b, *_ = store.view(match_id, None).to_act
+    for seat in (a, b):
+        store.step(match_id, seat, store.view(match_id, seat).legal[0])
+    assert set(store.load(match_id).drafts) == {a, b}
+    assert set(store.load_seat(match_id, a).drafts) == {a}
+    assert store.load_seat(match_id, None).drafts == {}
+    assert store.view(match_id, b).to_dict() == store.load(match_id).seat_view(b).to_dict()
+    before = store.load(match_id)
+    store.finish(match_id, a)
+    # Another store (another process) on the same database, with a cold cache, agrees.
+    fresh = MatchStore(db_url, migrate=False)
+    for loaded in (store.load(match_id), fresh.load(match_id)):
+        assert loaded.seq == before.seq + 1 and loaded.log[:-1] == before.log
+        assert loaded.state == replay(loaded.config, loaded.actions)
+    fresh.close()
+    store.close()
