@@ -15,32 +15,19 @@ from fastapi.testclient import TestClient
 
 from elgrande.server import hardening
 from elgrande.server.app import create_app
-from elgrande.server.security import SESSION_COOKIE
 from elgrande.server.settings import Settings
+from tests.server.conftest import As
 
 SECRET_KEY = "security-test-secret-key-0123456789"
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 @dataclass
-class Player:
-    client: TestClient
-    cookie: str | None
+class Player(As):
+    """Requests as one user, as in the web tests (``tests/server/conftest.py``), plus the
+    account id."""
+
     user_id: int | None = None
-
-    def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
-        headers = dict(extra or {})
-        if self.cookie:
-            headers["cookie"] = f"{SESSION_COOKIE}={self.cookie}"
-        return headers
-
-    def get(self, url: str, **kw: Any) -> Any:
-        self.client.cookies.clear()
-        return self.client.get(url, headers=self.headers(kw.pop("headers", None)), **kw)
-
-    def post(self, url: str, **kw: Any) -> Any:
-        self.client.cookies.clear()
-        return self.client.post(url, headers=self.headers(kw.pop("headers", None)), **kw)
 
     def csrf(self) -> str:
         found = CSRF_FIELD.search(self.get("/login" if self.cookie is None else "/lobby").text)
@@ -82,7 +69,7 @@ def services(client: TestClient) -> Any:
 def guest(client: TestClient) -> Player:
     svc = services(client)
     user = svc.accounts.guest()
-    return Player(client, svc.signer.session_cookie(user.id), user.id)
+    return Player(client, svc.signer.session_cookie(user.id), user_id=user.id)
 
 
 def anonymous(client: TestClient) -> Player:
