@@ -38,6 +38,10 @@ class ServerProcess:
             "ELGRANDE_BOT_DELAY": "0",
             "ELGRANDE_BOT_LEASE_SECONDS": str(lease_seconds),
             **({"ELGRANDE_PUBSUB_URL": pubsub_url} if pubsub_url else {}),
+            # The benchmark and the multi-process tests create a guest per seat, thousands
+            # an hour, all from 127.0.0.1: no account-creation limit (0) unless extra_env says.
+            "ELGRANDE_GUESTS_PER_CLIENT": "0",
+            "ELGRANDE_REGISTRATIONS_PER_CLIENT": "0",
             **(extra_env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None

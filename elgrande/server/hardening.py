@@ -6,25 +6,29 @@
   oversized message is dropped and changes nothing);
 - failed logins rate-limited per account name and per client address (429 with
   Retry-After), in memory or, with a ``redis://`` pub/sub URL, shared by all processes;
+- account creation (registrations, guests) rate-limited per client address the same way;
 - a database that is away answers 503 with a clear message instead of a server error;
 - log records redacted, so passwords, session cookies, tokens and the secret key never
   reach a log.
 
-Everything is a plain ASGI middleware or a logging hook: no route changes.
+Everything is a plain ASGI middleware or a logging hook, except the account-creation
+limit: the routes that create accounts call ``admit_new_account`` (only they know whether a
+request creates one: "Play now" from a logged-in player does not).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs
 
 from fastapi import FastAPI, Request
@@ -73,20 +77,62 @@ class Limits:
     login_failures_per_name: int = 10  # failed logins per account name ...
     login_failures_per_client: int = 50  # ... and per client address ...
     login_window: float = 15 * 60  # ... within this many seconds
+    # Accounts created per client address within account_window (0: no limit). Every
+    # attempt counts, successful ones too: spam succeeds. Generous on purpose: a school
+    # class, an office or a mobile carrier's NAT shares one address, and a group signing up
+    # together needs far fewer than 20 registrations or 60 guests (one a minute) an hour,
+    # while a script creating accounts in bulk is stopped after a few seconds of it.
+    registrations_per_client: int = 20
+    guests_per_client: int = 60
+    account_window: float = 60 * 60
 
     @classmethod
-    def from_env(cls, environ: MutableMapping[str, str] | None = None) -> Limits:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        """The ELGRANDE_* variables (docs/deploy.md); unset or empty: the default. A value
+        that is not a number, or out of range, raises ValueError naming the variable."""
         env = os.environ if environ is None else environ
         defaults = cls()
         return cls(
-            max_body=int(env.get("ELGRANDE_MAX_BODY", defaults.max_body)),
-            max_ws_message=int(env.get("ELGRANDE_MAX_WS_MESSAGE", defaults.max_ws_message)),
-            login_failures_per_name=int(env.get("ELGRANDE_LOGIN_FAILURES_PER_NAME",
-                                                defaults.login_failures_per_name)),
-            login_failures_per_client=int(env.get("ELGRANDE_LOGIN_FAILURES_PER_CLIENT",
-                                                  defaults.login_failures_per_client)),
-            login_window=float(env.get("ELGRANDE_LOGIN_WINDOW", defaults.login_window)),
+            max_body=_whole(env, "ELGRANDE_MAX_BODY", defaults.max_body, minimum=1),
+            max_ws_message=_whole(env, "ELGRANDE_MAX_WS_MESSAGE", defaults.max_ws_message,
+                                  minimum=1),
+            login_failures_per_name=_whole(env, "ELGRANDE_LOGIN_FAILURES_PER_NAME",
+                                           defaults.login_failures_per_name, minimum=1),
+            login_failures_per_client=_whole(env, "ELGRANDE_LOGIN_FAILURES_PER_CLIENT",
+                                             defaults.login_failures_per_client, minimum=1),
+            login_window=_seconds(env, "ELGRANDE_LOGIN_WINDOW", defaults.login_window),
+            registrations_per_client=_whole(env, "ELGRANDE_REGISTRATIONS_PER_CLIENT",
+                                            defaults.registrations_per_client, minimum=0),
+            guests_per_client=_whole(env, "ELGRANDE_GUESTS_PER_CLIENT",
+                                     defaults.guests_per_client, minimum=0),
+            account_window=_seconds(env, "ELGRANDE_ACCOUNT_WINDOW", defaults.account_window),
         )
+
+
+def _whole(env: Mapping[str, str], name: str, default: int, minimum: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        raise ValueError(f"{name} must be a whole number of at least {minimum}, not {raw!r}")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a number of seconds above 0, not {raw!r}")
+    return value
 
 
 # --------------------------------------------------------------------- rate limiting
@@ -131,7 +177,8 @@ class MemoryLimiter:
 
 class RedisLimiter:
     """Fixed windows in Redis, shared by every server process. If Redis is away the
-    limiter lets requests through (logins must not depend on it) and logs why."""
+    limiter lets requests through (logins and sign-ups must not depend on it) and logs
+    why."""
 
     def __init__(self, url: str, window: float, prefix: str = "elgrande:limit:") -> None:
         import redis
@@ -148,7 +195,7 @@ class RedisLimiter:
         try:
             count = int(self._client.get(self._name(key)) or 0)
         except self._errors as exc:
-            log.warning("login rate limit unavailable (Redis): %s", exc)
+            log.warning("rate limit unavailable (Redis): %s", exc)
             return 0.0
         if count < limit:
             return 0.0
@@ -162,13 +209,73 @@ class RedisLimiter:
                 pipe.expire(name, int(self.window) + 1)
                 pipe.execute()
         except self._errors as exc:
-            log.warning("login rate limit unavailable (Redis): %s", exc)
+            log.warning("rate limit unavailable (Redis): %s", exc)
 
 
 def make_limiter(window: float, redis_url: str | None) -> Limiter:
     if redis_url and redis_url.startswith(("redis://", "rediss://", "unix://")):
         return RedisLimiter(redis_url, window)
     return MemoryLimiter(window)
+
+
+AccountKind = Literal["registration", "guest"]
+
+
+class AccountLimitReached(Exception):
+    """Too many accounts created from one client address: answered 429 with Retry-After."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class AccountLimits:
+    limiter: Limiter  # its window is Limits.account_window
+    registrations_per_client: int
+    guests_per_client: int
+
+    def admit(self, kind: AccountKind, client: str) -> None:
+        """Counts one attempt to create an account of ``kind`` from ``client``; or, if the
+        client is at its limit, counts nothing and raises AccountLimitReached."""
+        limit = self.registrations_per_client if kind == "registration" else self.guests_per_client
+        if limit == 0:  # unlimited (the load benchmark: thousands of guests from 127.0.0.1)
+            return
+        key = f"{kind}:client:{client}"
+        wait = self.limiter.retry_after(key, limit)
+        if wait > 0:
+            seconds = int(wait) + 1
+            what = "new accounts" if kind == "registration" else "guest accounts"
+            log.info("account creation limit reached: %s from %s", kind, client)
+            raise AccountLimitReached(
+                f"Too many {what} from your address; try again in {_duration(seconds)}.",
+                seconds)
+        self.limiter.hit(key)
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} seconds"
+    return f"{math.ceil(seconds / 60)} minutes"
+
+
+def admit_new_account(request: Request, kind: AccountKind) -> None:
+    """Called by a route just before it creates an account (after its CSRF check): raises
+    AccountLimitReached (429) if this client address has created too many lately. Blocking
+    (Redis I/O): call it from a sync route, which runs in a thread."""
+    limits: AccountLimits | None = getattr(request.app.state, "account_limits", None)
+    if limits is not None:  # None: an app without the hardening (install() not called)
+        limits.admit(kind, _client(request.scope))
+
+
+def _account_limit_reached(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, AccountLimitReached)
+    headers = {"retry-after": str(exc.retry_after)}
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": {"code": "rate_limited", "message": exc.message}},
+                            status_code=429, headers=headers)
+    return PlainTextResponse(exc.message, status_code=429, headers=headers)
 
 
 # ---------------------------------------------------------------------- middleware
@@ -511,6 +618,10 @@ def install(app: FastAPI, settings: Any) -> None:
     limits = Limits.from_env()
     redis_url = getattr(settings, "pubsub_url", None) or os.environ.get("ELGRANDE_PUBSUB_URL")
     limiter = make_limiter(limits.login_window, redis_url)
+    app.state.account_limits = AccountLimits(make_limiter(limits.account_window, redis_url),
+                                             limits.registrations_per_client,
+                                             limits.guests_per_client)
+    app.add_exception_handler(AccountLimitReached, _account_limit_reached)
     app.add_middleware(HardeningMiddleware, limits=limits, limiter=limiter,
                        hsts=bool(getattr(settings, "secure_cookies", False)))
     # Connection refused or lost, server shutting down, SQLite busy: not our bug, a 503.

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 from .accounts import AccountError
 from .bots import BOT_LEVELS
 from .games import LobbyError, SeatSpec
+from .hardening import admit_new_account
 from .security import SESSION_COOKIE
 from .web import (
     check_csrf,
@@ -43,6 +44,7 @@ def register_form(request: Request, next: str = "/lobby") -> Response:
 def register(request: Request, name: Annotated[str, Form()], password: Annotated[str, Form()],
              csrf_token: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/lobby") -> Response:
     check_csrf(request, current_user(request), csrf_token)
+    admit_new_account(request, "registration")  # 429 when this address made too many
     try:
         user = services(request).accounts.register(name, password)
     except AccountError as exc:
@@ -78,8 +80,11 @@ def logout(request: Request, csrf_token: Annotated[str, Form()] = "") -> Respons
 def guest(request: Request, csrf_token: Annotated[str, Form()] = "",
           next: Annotated[str, Form()] = "/lobby") -> Response:
     """Play without registering: a guest account that lives in this browser's cookie."""
-    check_csrf(request, current_user(request), csrf_token)
-    user = current_user(request) or services(request).accounts.guest()
+    user = current_user(request)
+    check_csrf(request, user, csrf_token)
+    if user is None:
+        admit_new_account(request, "guest")  # 429 when this address made too many
+        user = services(request).accounts.guest()
     return log_in(redirect(safe_next(next)), request, user)
 
 
@@ -87,9 +92,12 @@ def guest(request: Request, csrf_token: Annotated[str, Form()] = "",
 def play_now(request: Request, csrf_token: Annotated[str, Form()] = "") -> Response:
     """One click to a game: (a guest account if needed and) a 3-player game against two
     computer opponents, started at once."""
-    check_csrf(request, current_user(request), csrf_token)
+    user = current_user(request)
+    check_csrf(request, user, csrf_token)
     svc = services(request)
-    user = current_user(request) or svc.accounts.guest()
+    if user is None:
+        admit_new_account(request, "guest")  # 429 when this address made too many
+        user = svc.accounts.guest()
     game = svc.games.create(user, 3, 9, [SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
                                          SeatSpec("bot", bot_level="easy")])
     svc.games.start(game.id, user)
