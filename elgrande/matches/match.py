@@ -86,11 +86,13 @@ class Match:
         log: list[LogEntry],
         state: State,
         created_at: datetime,
+        *,
+        commitment: str | None = None,  # sha256 of the seed, if already known
     ) -> None:
         self.id = match_id
         self.config = config
         self.seed = seed
-        self.commitment = chance.commitment(seed)
+        self.commitment = commitment or chance.commitment(seed)
         self.log = log
         self.state = state  # committed head; treated as immutable (drafts copy it)
         self.created_at = created_at

@@ -5,18 +5,25 @@ Concurrency: the row lock (``SELECT ... FOR UPDATE`` on PostgreSQL, ``BEGIN IMME
 on SQLite) queues writers of one match; the unique constraints on (match_id, seq) and
 (match_id, base_seq) make a commit on a stale base fail in the database itself, so the
 log can never fork. Both surface as ``GameMovedOn`` with the seat's new view.
+
+Speed: operations run as a few Core statements (no ORM objects), and each process keeps
+what cannot change behind the database's back: a match's fixed fields, its committed
+log with the head state (append-only), and each draft as built from its stored row
+(a draft is a function of the committed head and its steps, so a stored row equal to
+the cached one means the cached draft is still right, whichever process wrote it).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Connection, Engine, Table, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -26,62 +33,100 @@ from elgrande.db.models import CommitRow, DraftRow, MatchRow, MoveRow
 from elgrande.rules import Action, GameConfig, State, parse_action, replay
 
 from . import record
+from .chance import commitment
 from .draft import Draft
 from .errors import GameMovedOn, MatchNotFound
 from .match import LogEntry, Match, SeatView, utcnow
 from .pubsub import Broker, InProcessBroker, MatchEvent
 
-T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
-LOG_CACHE_SIZE = 1024  # matches whose committed log (and head state) a store keeps in memory
+CACHE_SIZE = 1024  # matches (and, times the seats, drafts) a store keeps in memory
+
+MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+MOVES: Table = MoveRow.__table__  # type: ignore[assignment]
+DRAFTS: Table = DraftRow.__table__  # type: ignore[assignment]
+COMMITS: Table = CommitRow.__table__  # type: ignore[assignment]
+
+_HEAD = select(MATCHES.c.head_seq).where(MATCHES.c.id == bindparam("id"))
+_HEAD_LOCKED = _HEAD.with_for_update()
+_FIXED = select(MATCHES.c.config, MATCHES.c.seed, MATCHES.c.created_at).where(
+    MATCHES.c.id == bindparam("id"))
+_STATE = select(MATCHES.c.state).where(MATCHES.c.id == bindparam("id"))
+_MOVES_AFTER = (
+    select(MOVES.c.seq, MOVES.c.action, MOVES.c.base_seq, MOVES.c.created_at)
+    .where(MOVES.c.match_id == bindparam("id"), MOVES.c.seq > bindparam("after"))
+    .order_by(MOVES.c.seq)
+)
+_DRAFT_COLUMNS = (DRAFTS.c.seat, DRAFTS.c.base_seq, DRAFTS.c.steps, DRAFTS.c.redo)
+_ALL_DRAFTS = select(*_DRAFT_COLUMNS).where(DRAFTS.c.match_id == bindparam("id"))
+_SEAT_DRAFT = _ALL_DRAFTS.where(DRAFTS.c.seat == bindparam("seat"))
+
+# How a draft is stored: (base_seq, steps, redo), the notation as in its row.
+DraftSig = tuple[int, tuple[str, ...], tuple[str, ...]]
 
 
-class _LogCache:
-    """Per store (so per process): each match's committed log as last read from the
-    database, with the head state at its end. The log is append-only and every
-    operation reads the match row (locked, for writes) first, so a cached prefix
-    of ``seq <= row.head_seq`` is always still true: only the rows after it are read.
-    Only committed data goes in (never a draft: those are per seat and always read
-    from the database), and only what the database returned (never a write that
-    could still roll back)."""
+def draft_sig(draft: Draft) -> DraftSig:
+    return (draft.base_seq, tuple(map(str, draft.steps)), tuple(map(str, draft.redo_stack)))
 
-    def __init__(self, size: int = LOG_CACHE_SIZE) -> None:
+
+class _Lru(Generic[K, V]):
+    """A small thread-safe LRU map."""
+
+    def __init__(self, size: int) -> None:
         self._size = size
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, tuple[tuple[LogEntry, ...], State | None]] = OrderedDict()
+        self._items: OrderedDict[K, V] = OrderedDict()
 
-    def get(self, match_id: str, head_seq: int) -> tuple[tuple[LogEntry, ...], State | None]:
-        """The cached log prefix (empty if none or if it is longer than the head:
-        a database rolled back or rebuilt) and its head state if it is at ``head_seq``."""
+    def get(self, key: K) -> V | None:
         with self._lock:
-            found = self._entries.get(match_id)
-            if found is None:
-                return (), None
-            log, state = found
-            if len(log) > head_seq:
-                del self._entries[match_id]
-                return (), None
-            self._entries.move_to_end(match_id)
-            return log, (state if len(log) == head_seq else None)
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
 
-    def put(self, match_id: str, log: tuple[LogEntry, ...], state: State | None) -> None:
+    def put(self, key: K, value: V) -> None:
         with self._lock:
-            old = self._entries.get(match_id)
-            if old is not None and len(old[0]) > len(log):
-                return  # another thread already read a longer log
-            self._entries[match_id] = (log, state)
-            self._entries.move_to_end(match_id)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def pop(self, key: K) -> None:
+        with self._lock:
+            self._items.pop(key, None)
 
 
-_CACHE_KEY = "elgrande.log_cache"
-_DRAFTS_KEY = "elgrande.drafts_of"  # set: load only this seat's draft (None: no draft)
+@dataclass(frozen=True)
+class _Fixed:
+    """What never changes after a match is created."""
+
+    config: GameConfig
+    seed: str
+    commitment: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class _Committed:
+    """A committed log as read from the database, and the state at its end."""
+
+    log: tuple[LogEntry, ...]
+    state: State  # never handed out: callers get copies
 
 
 def _aware(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes; everything we store is UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _clone(draft: Draft) -> Draft:
+    """A draft to work on: its lists are copied; its states are never mutated."""
+    copy = Draft(draft.seat, draft.base_seq, draft.base)
+    copy.steps, copy.states, copy.redo_stack = (
+        list(draft.steps), list(draft.states), list(draft.redo_stack))
+    return copy
 
 
 class MatchStore:
@@ -101,7 +146,6 @@ class MatchStore:
             upgrade(self.engine)
         self.broker: Broker = broker if broker is not None else InProcessBroker()
         self._writer = writer(self.engine)
-        self._logs = _LogCache()
         # Reads see one snapshot (PostgreSQL's default READ COMMITTED gives each statement
         # its own, and a commit could land between reading the head and the log).
         self._reader = (
@@ -109,6 +153,9 @@ class MatchStore:
             if self.engine.dialect.name == "postgresql"
             else self.engine
         )
+        self._fixed: _Lru[str, _Fixed] = _Lru(CACHE_SIZE)
+        self._committed: _Lru[str, _Committed] = _Lru(CACHE_SIZE)
+        self._drafts: _Lru[tuple[str, int], tuple[DraftSig, Draft]] = _Lru(CACHE_SIZE * 5)
 
     def close(self) -> None:
         """Close the database connections (only if the store created its engine)."""
@@ -139,35 +186,36 @@ class MatchStore:
                 )
             )
             session.flush()  # the match row before the rows that refer to it
+            conn = session.connection()
             commits: dict[int, list[LogEntry]] = {}
             for entry in match.log:
                 commits.setdefault(entry.base_seq, []).append(entry)
             for base, entries in commits.items():
                 seat = next((e.seat for e in entries if e.seat >= 0), None)
-                self._add_commit(session, match, seat, base, entries, entries[0].at)
+                self._add_commit(conn, match.id, seat, base, entries, entries[0].at)
             for draft in match.drafts.values():
-                self._save_draft(session, match.id, draft, utcnow())
+                self._save_draft(conn, match.id, draft, None, utcnow())
         self.broker.publish(MatchEvent(match.id, match.seq, "created"))
         return match.id
 
     def load(self, match_id: str) -> Match:
         """A snapshot of the match with every draft (read-only: changes are not saved)."""
-        with Session(self._reader, info={_CACHE_KEY: self._logs}) as session, session.begin():
-            return self._load(session, self._row(session, match_id, lock=False))
+        with self._reading() as conn:
+            return self._load(conn, match_id, self._head(conn, match_id, lock=False), "all")[0]
 
     def load_seat(self, match_id: str, seat: int | None) -> Match:
         """Like ``load``, with only ``seat``'s draft (none for a spectator, ``None``):
         enough for that seat's view, without reading or replaying the other drafts."""
-        info = {_CACHE_KEY: self._logs, _DRAFTS_KEY: seat}
-        with Session(self._reader, info=info) as session, session.begin():
-            return self._load(session, self._row(session, match_id, lock=False))
+        with self._reading() as conn:
+            head = self._head(conn, match_id, lock=False)
+            return self._load(conn, match_id, head, seat)[0]
 
     def view(self, match_id: str, seat: int | None) -> SeatView:
         return self.load_seat(match_id, seat).seat_view(seat)
 
     def redacted_state(self, match_id: str, seat: int) -> State:
         """What a bot playing ``seat`` may see (``Match.redacted_state``)."""
-        return self.load(match_id).redacted_state(seat)
+        return self.load_seat(match_id, seat).redacted_state(seat)
 
     def export(self, match_id: str, *, unfinished: bool = False) -> dict[str, Any]:
         return record.export(self.load(match_id), unfinished=unfinished)
@@ -182,145 +230,188 @@ class MatchStore:
         self, match_id: str, seat: int, action: Action | str, *, base_seq: int | None = None
     ) -> SeatView:
         """Add one step (an ``Action`` or its notation) to the seat's draft."""
-        return self._draft_op(match_id, seat, lambda m: m.step(seat, action, base_seq))
+        return self.play(match_id, seat, "step", action, base_seq=base_seq).seat_view(seat)
 
     def undo(self, match_id: str, seat: int, *, base_seq: int | None = None) -> SeatView:
-        return self._draft_op(match_id, seat, lambda m: m.undo(seat, base_seq))
+        return self.play(match_id, seat, "undo", base_seq=base_seq).seat_view(seat)
 
     def redo(self, match_id: str, seat: int, *, base_seq: int | None = None) -> SeatView:
-        return self._draft_op(match_id, seat, lambda m: m.redo(seat, base_seq))
+        return self.play(match_id, seat, "redo", base_seq=base_seq).seat_view(seat)
 
     def finish(self, match_id: str, seat: int, *, base_seq: int | None = None) -> SeatView:
         """Commit the seat's draft; chance steps after it are drawn and logged."""
+        return self.play(match_id, seat, "finish", base_seq=base_seq).seat_view(seat)
+
+    def play(self, match_id: str, seat: int, command: str, action: Action | str | None = None,
+             *, base_seq: int | None = None) -> Match:
+        """One command of a seat ("step" with ``action``, "undo", "redo", "finish"):
+        the match after it (holding the seat's draft; every draft after a finish), for
+        building views without reading it again. A refused command changes nothing."""
+        if command == "finish":
+            return self._finish(match_id, seat, base_seq)
+        ops: dict[str, Callable[[Match], object]] = {
+            "step": lambda m: m.step(seat, action if action is not None else "", base_seq),
+            "undo": lambda m: m.undo(seat, base_seq),
+            "redo": lambda m: m.redo(seat, base_seq),
+        }
+        if command not in ops:
+            raise ValueError(f"unknown command {command!r}")
+        with self._locked(match_id, seat) as (conn, match, stored):
+            ops[command](match)
+            draft = match.draft(seat)
+            self._save_draft(conn, match_id, draft, stored.get(seat), utcnow())
+        self._drafts.put((match_id, seat), (draft_sig(draft), _clone(draft)))
+        self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat))
+        return match
+
+    def _finish(self, match_id: str, seat: int, base_seq: int | None) -> Match:
         base = -1
         try:
-            with self._locked(match_id) as (session, row, match):
+            with self._locked(match_id, "all") as (conn, match, stored):
                 base = match.seq
                 now = utcnow()
                 added = match.finish(seat, base_seq, now)
-                self._add_commit(session, match, seat, base, added, now)
-                row.head_seq = match.seq
-                row.state = match.state.to_dict()
-                row.over = match.over
-                row.updated_at = now
-                session.execute(
-                    delete(DraftRow).where(DraftRow.match_id == match_id, DraftRow.seat == seat)
-                )
-                for other in match.drafts.values():
-                    self._save_draft(session, match_id, other, now)
+                self._add_commit(conn, match_id, seat, base, added, now)
+                conn.execute(
+                    update(MATCHES).where(MATCHES.c.id == match_id).values(
+                        head_seq=match.seq, state=match.state.to_dict(), over=match.over,
+                        updated_at=now))
+                if seat in stored:
+                    conn.execute(delete(DRAFTS).where(
+                        DRAFTS.c.match_id == match_id, DRAFTS.c.seat == seat))
+                for other in match.drafts.values():  # rebased by the commit
+                    self._save_draft(conn, match_id, other, stored.get(other.seat), now)
         except IntegrityError as exc:
-            fresh = self.load(match_id)
+            fresh = self.load_seat(match_id, seat)
             raise GameMovedOn(match_id, base, fresh.seq, fresh.seat_view(seat).to_dict()) from exc
-        # Built after the commit, from the committed match: the write lock is not held
-        # for it (other operations on this match no longer change ``match``).
-        result = match.seat_view(seat)
-        self.broker.publish(MatchEvent(match_id, result.seq, "commit", seat))
-        return result
+        self._committed.put(match_id, _Committed(tuple(match.log), match.state.copy()))
+        for other in match.drafts.values():
+            self._drafts.put((match_id, other.seat), (draft_sig(other), _clone(other)))
+        self.broker.publish(MatchEvent(match_id, match.seq, "commit", seat))
+        return match
 
     # -- internals -----------------------------------------------------------------
 
-    def _draft_op(self, match_id: str, seat: int, op: Callable[[Match], object]) -> SeatView:
-        with self._locked(match_id) as (session, _row, match):
-            op(match)
-            self._save_draft(session, match_id, match.draft(seat), utcnow())
-        result = match.seat_view(seat)  # after the commit, outside the write lock
-        self.broker.publish(MatchEvent(match_id, result.seq, "draft", seat))
-        return result
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        with self._reader.connect() as conn, conn.begin():
+            yield conn
 
     @contextmanager
-    def _locked(self, match_id: str) -> Iterator[tuple[Session, MatchRow, Match]]:
-        with Session(self._writer, info={_CACHE_KEY: self._logs}) as session, session.begin():
-            row = self._row(session, match_id, lock=True)
-            yield session, row, self._load(session, row)
+    def _locked(
+        self, match_id: str, drafts: int | str
+    ) -> Iterator[tuple[Connection, Match, dict[int, DraftSig]]]:
+        with self._writer.connect() as conn, conn.begin():
+            head = self._head(conn, match_id, lock=True)
+            match, stored = self._load(conn, match_id, head, drafts)
+            yield conn, match, stored
 
     @staticmethod
-    def _row(session: Session, match_id: str, *, lock: bool) -> MatchRow:
-        query = select(MatchRow).where(MatchRow.id == match_id)
-        row = session.scalars(query.with_for_update() if lock else query).one_or_none()
-        if row is None:
+    def _head(conn: Connection, match_id: str, *, lock: bool) -> int:
+        head = conn.execute(_HEAD_LOCKED if lock else _HEAD, {"id": match_id}).scalar()
+        if head is None:
             raise MatchNotFound(f"no match {match_id!r}")
-        return row
+        return int(head)
 
-    @staticmethod
-    def _load(session: Session, row: MatchRow) -> Match:
-        cache: _LogCache | None = session.info.get(_CACHE_KEY)
-        cached, cached_state = cache.get(row.id, row.head_seq) if cache else ((), None)
-        start = len(cached)
-        log = list(cached)
-        if start < row.head_seq:
-            moves = session.scalars(
-                select(MoveRow)
-                .where(MoveRow.match_id == row.id, MoveRow.seq > start)
-                .order_by(MoveRow.seq)
-            )
-            log += [
-                LogEntry(m.seq, parse_action(m.action), m.base_seq, _aware(m.created_at))
-                for m in moves
-            ]
-        if len(log) != row.head_seq or any(e.seq != i for i, e in enumerate(log[start:], start=start + 1)):
-            raise RuntimeError(f"match {row.id}: the stored log does not end at {row.head_seq}")
-        config = GameConfig.from_dict(row.config)
-        if cached_state is not None:
-            state = cached_state.copy()  # the match's state is the caller's to replace
+    def _load(
+        self, conn: Connection, match_id: str, head_seq: int, drafts: int | str | None
+    ) -> tuple[Match, dict[int, DraftSig]]:
+        """The match at ``head_seq`` with the drafts asked for ("all", one seat, or
+        None), and how each of those drafts is stored now."""
+        fixed = self._fixed.get(match_id)
+        if fixed is None:
+            config, seed, created = conn.execute(_FIXED, {"id": match_id}).one()
+            fixed = _Fixed(GameConfig.from_dict(config), seed, commitment(seed), _aware(created))
+            self._fixed.put(match_id, fixed)
+        log, state = self._committed_at(conn, match_id, head_seq, fixed.config)
+        match = Match(match_id, fixed.config, fixed.seed, list(log), state, fixed.created_at,
+                      commitment=fixed.commitment)
+        stored: dict[int, DraftSig] = {}
+        if drafts is None:
+            return match, stored
+        if drafts == "all":
+            rows = conn.execute(_ALL_DRAFTS, {"id": match_id})
         else:
-            try:
-                state = State.from_dict(row.state)
-            except (ValueError, KeyError, TypeError):
-                # Stored by an engine with another state format: the log is the truth.
-                state = replay(config, [e.action for e in log])
-            if cache is not None:
-                cache.put(row.id, tuple(log), state.copy())
-        match = Match(row.id, config, row.seed, log, state, _aware(row.created_at))
-        query = select(DraftRow).where(DraftRow.match_id == row.id)
-        wanted = True
-        if _DRAFTS_KEY in session.info:
-            only = session.info[_DRAFTS_KEY]
-            wanted = only is not None
-            query = query.where(DraftRow.seat == only)
-        for d in session.scalars(query) if wanted else ():
-            # Snapshots are re-derived by replaying the steps on the committed head.
-            draft = Draft(d.seat, match.seq, match.state)
-            draft.steps = [parse_action(a) for a in d.steps]
-            draft.redo_stack = [parse_action(a) for a in d.redo]
-            draft.rebase(match.seq, match.state)
-            match.drafts[d.seat] = draft
-        return match
+            rows = conn.execute(_SEAT_DRAFT, {"id": match_id, "seat": drafts})
+        for seat, base_seq, steps, redo in rows:
+            sig: DraftSig = (base_seq, tuple(steps), tuple(redo))
+            stored[seat] = sig
+            match.drafts[seat] = self._draft(match, seat, sig)
+        return match, stored
+
+    def _committed_at(
+        self, conn: Connection, match_id: str, head_seq: int, config: GameConfig
+    ) -> tuple[tuple[LogEntry, ...], State]:
+        """The committed log up to ``head_seq`` and a copy of the state at its end. The
+        log only grows, so a cached prefix is still true: only later rows are read."""
+        cached = self._committed.get(match_id)
+        if cached is not None and len(cached.log) == head_seq:
+            return cached.log, cached.state.copy()
+        start = len(cached.log) if cached is not None and len(cached.log) < head_seq else 0
+        log = list(cached.log[:start]) if cached is not None else []
+        log += [
+            LogEntry(seq, parse_action(action), base, _aware(at))
+            for seq, action, base, at in conn.execute(_MOVES_AFTER, {"id": match_id, "after": start})
+        ]
+        if len(log) != head_seq or any(e.seq != i for i, e in enumerate(log, start=1)):
+            raise RuntimeError(f"match {match_id}: the stored log does not end at {head_seq}")
+        try:
+            state = State.from_dict(conn.execute(_STATE, {"id": match_id}).scalar_one())
+        except (ValueError, KeyError, TypeError):
+            # Stored by an engine with another state format: the log is the truth.
+            state = replay(config, [e.action for e in log])
+        self._committed.put(match_id, _Committed(tuple(log), state.copy()))
+        return tuple(log), state
+
+    def _draft(self, match: Match, seat: int, sig: DraftSig) -> Draft:
+        """The seat's draft as stored (``sig``), from the cache when it is the same."""
+        cached = self._drafts.get((match.id, seat))
+        if cached is not None and cached[0] == sig and sig[0] == match.seq:
+            return _clone(cached[1])
+        # Snapshots are re-derived by replaying the steps on the committed head.
+        draft = Draft(seat, match.seq, match.state)
+        draft.steps = [parse_action(a) for a in sig[1]]
+        draft.redo_stack = [parse_action(a) for a in sig[2]]
+        draft.rebase(match.seq, match.state)
+        if sig[0] == match.seq:  # a draft rebased here is not what is stored
+            self._drafts.put((match.id, seat), (sig, _clone(draft)))
+        return draft
 
     @staticmethod
     def _add_commit(
-        session: Session,
-        match: Match,
+        conn: Connection,
+        match_id: str,
         seat: int | None,
         base: int,
         entries: list[LogEntry],
         now: datetime,
     ) -> None:
-        session.add(
-            CommitRow(
-                match_id=match.id, base_seq=base, head_seq=base + len(entries), seat=seat,
-                created_at=now,
-            )
-        )
-        session.add_all(
-            MoveRow(
-                match_id=match.id, seq=e.seq, action=str(e.action), seat=e.seat,
-                base_seq=e.base_seq, created_at=e.at,
-            )
+        # Unique-constraint violations surface here, inside the transaction.
+        conn.execute(insert(COMMITS).values(
+            match_id=match_id, base_seq=base, head_seq=base + len(entries), seat=seat,
+            created_at=now))
+        conn.execute(insert(MOVES), [
+            {"match_id": match_id, "seq": e.seq, "action": str(e.action), "seat": e.seat,
+             "base_seq": e.base_seq, "created_at": e.at}
             for e in entries
-        )
-        session.flush()  # unique-constraint violations surface here, inside the transaction
+        ])
 
     @staticmethod
-    def _save_draft(session: Session, match_id: str, draft: Draft, now: datetime) -> None:
-        row = session.get(DraftRow, (match_id, draft.seat))
-        if not draft.steps and not draft.redo_stack:
-            if row is not None:
-                session.delete(row)
+    def _save_draft(
+        conn: Connection, match_id: str, draft: Draft, stored: DraftSig | None, now: datetime
+    ) -> None:
+        """Writes the draft's row if it differs from ``stored`` (None: no row)."""
+        sig = draft_sig(draft)
+        if sig == stored:
             return
-        if row is None:
-            row = DraftRow(match_id=match_id, seat=draft.seat)
-            session.add(row)
-        row.base_seq = draft.base_seq
-        row.steps = [str(a) for a in draft.steps]
-        row.redo = [str(a) for a in draft.redo_stack]
-        row.updated_at = now
+        where = (DRAFTS.c.match_id == match_id, DRAFTS.c.seat == draft.seat)
+        if not sig[1] and not sig[2]:
+            if stored is not None:
+                conn.execute(delete(DRAFTS).where(*where))
+            return
+        values = {"base_seq": sig[0], "steps": list(sig[1]), "redo": list(sig[2]),
+                  "updated_at": now}
+        if stored is None:
+            conn.execute(insert(DRAFTS).values(match_id=match_id, seat=draft.seat, **values))
+        else:
+            conn.execute(update(DRAFTS).where(*where).values(**values))

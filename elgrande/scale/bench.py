@@ -9,7 +9,7 @@ steps through the JSON API, then "finish". Measured:
 - committed moves: seat actions in finished turns (chance steps not counted), per second;
 - latency of a commit: from sending the finishing request until every seat's WebSocket
   has delivered a state at (or past) the new sequence number; p50, p95, p99;
-- request time of every HTTP command; errors (anything but 200 and a 409 "moved on",
+- request time of every command (until its answer); errors (anything but 200 and a 409 "moved on",
   which is counted as a conflict; a game is never left in a wrong state by one).
 """
 
@@ -58,6 +58,7 @@ class BenchConfig:
     rounds: int = 6
     seconds: float = 20.0
     seed: int = 0
+    via: str = "ws"  # moves over the page's WebSocket ("ws") or the JSON API ("http")
 
 
 async def _arrival(client: SeatClient, seq: int, timeout: float) -> float | None:
@@ -86,8 +87,9 @@ async def _new_game(urls: list[str], slot: int, config: BenchConfig) -> list[Sea
 
 
 async def _seat(client: SeatClient, seats: list[SeatClient], rng: random.Random, tally: Tally,
-                deadline: float) -> None:
+                deadline: float, via: str) -> None:
     """One seat: act whenever the page says so, until the game ends or time is up."""
+    send = client.command_ws if via == "ws" else client.command
     seen_seq = 0
     while time.monotonic() < deadline:
         try:
@@ -112,7 +114,7 @@ async def _seat(client: SeatClient, seats: list[SeatClient], rng: random.Random,
             action = rng.choice(current["legal"])["text"] if command == "step" else None
             started = time.monotonic()
             try:
-                status, body = await client.command(command, current["seq"], action)
+                status, body = await send(command, current["seq"], action)
             except Exception as exc:  # a dropped connection, a timeout
                 tally.errors.append(f"{command}: {type(exc).__name__}: {exc}")
                 return
@@ -145,7 +147,8 @@ async def _slot(urls: list[str], slot: int, config: BenchConfig, tally: Tally,
             return
         rng = random.Random(f"{config.seed}:{slot}:{game}")
         try:
-            await asyncio.gather(*(_seat(c, clients, random.Random(rng.random()), tally, deadline)
+            await asyncio.gather(*(_seat(c, clients, random.Random(rng.random()), tally, deadline,
+                                         config.via)
                                    for c in clients))
             if clients[0].state and clients[0].state["finished"]:
                 tally.games_finished += 1
@@ -183,6 +186,7 @@ async def drive(urls: list[str], config: BenchConfig) -> dict[str, Any]:
         "games": config.games,
         "players": config.players,
         "rounds": config.rounds,
+        "via": config.via,
         "seconds": round(elapsed, 2),
         "moves": tally.moves,
         "commits": tally.commits,
@@ -206,9 +210,9 @@ def _round(value: float | None) -> float | None:
 
 def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
         database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
-        seed: int = 0) -> dict[str, Any]:
+        seed: int = 0, via: str = "ws") -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them."""
-    config = BenchConfig(games, players, rounds, seconds, seed)
+    config = BenchConfig(games, players, rounds, seconds, seed, via)
     if urls:
         return asyncio.run(drive(urls, config))
     if processes > 1 and not pubsub_url:

@@ -45,6 +45,9 @@ class SeatClient:
         self._reader: asyncio.Task[None] | None = None
         self._closed = True
         self.on_state: Any = None  # optional callback(client, state, monotonic time)
+        self._next_id = 0
+        self._answers: dict[int, asyncio.Future[dict[str, Any]]] = {}  # by message id
+        self._error: dict[str, Any] | None = None  # an error waiting for its answer
 
     async def close(self) -> None:
         await self.disconnect()
@@ -133,6 +136,10 @@ class SeatClient:
                 now = time.monotonic()
                 if message.get("type") == "state":
                     state = message["state"]
+                    answer = self._answers.pop(message.get("ack", -1), None)
+                    if answer is not None and not answer.done():
+                        answer.set_result({"error": self._error, "state": state})
+                    self._error = None
                     if self.state is None or state["seq"] >= self.state["seq"]:
                         self.state = state
                         self.seat = state.get("seat")
@@ -142,12 +149,17 @@ class SeatClient:
                         self.on_state(self, state, now)
                 elif message.get("type") == "error":
                     self.ws_errors.append(message)
+                    self._error = {"code": message.get("code"), "message": message.get("message")}
                 async with self._changed:
                     self._changed.notify_all()
         except websockets.ConnectionClosed:
             pass
         finally:
             self._closed = True
+            for answer in self._answers.values():
+                if not answer.done():
+                    answer.set_exception(ClientError("the WebSocket closed"))
+            self._answers.clear()
             async with self._changed:  # waiters learn that nothing more will come
                 self._changed.notify_all()
 
@@ -188,6 +200,21 @@ class SeatClient:
         except ValueError:
             data = {"error": {"code": "http", "message": response.text[:300]}}
         return response.status_code, data
+
+    async def command_ws(self, command: str, seq: int | None, action: str | None = None,
+                         timeout: float = 30.0) -> tuple[int, dict[str, Any]]:
+        """The same command over the WebSocket, as the game page sends it: answered by a
+        state carrying the message's id (after an error message if it was refused).
+        Returns (200, or 409 if refused; {"error", "state"})."""
+        self._next_id += 1
+        message: dict[str, Any] = {"type": command, "id": self._next_id, "seq": seq}
+        if action is not None:
+            message["action"] = action
+        answer = asyncio.get_running_loop().create_future()
+        self._answers[self._next_id] = answer
+        await self.send(message)
+        body = await asyncio.wait_for(answer, timeout)
+        return (200 if body["error"] is None else 409), body
 
     async def view(self) -> dict[str, Any]:
         response = await self.http.get(f"/api/games/{self.game_id}")

@@ -7,11 +7,12 @@ Errors: 400 malformed, 401 not logged in, 403 not your seat or bad CSRF token,
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from elgrande.rules import replay
@@ -79,7 +80,7 @@ def game_record(request: Request, game_id: int) -> dict[str, Any]:
     return record
 
 
-async def _command(request: Request, game_id: int, command: str, body: Command) -> JSONResponse:
+async def _command(request: Request, game_id: int, command: str, body: Command) -> Response:
     user = require_user(request)
     check_csrf(request, user, None)
     game = _game(request, game_id)
@@ -89,29 +90,32 @@ async def _command(request: Request, game_id: int, command: str, body: Command) 
         raise HTTPException(403, "You have no seat in this game.")
     action = body.action if isinstance(body, StepCommand) else None
     try:
-        await run_in_threadpool(svc.games.act, game, seat, command, body.seq, action)
-        status, error = 200, None
+        shown = await run_in_threadpool(svc.games.act, game, seat, command, body.seq, action)
+        status, error = 200, "null"
     except PlayError as exc:
-        status, error = STATUS.get(exc.code, 409), {"code": exc.code, "message": exc.message}
-    view = await run_in_threadpool(svc.games.snapshot, game, seat)
-    return JSONResponse({"error": error, "state": view}, status_code=status)
+        shown = await run_in_threadpool(svc.games.seat_state, game, seat)
+        status = STATUS.get(exc.code, 409)
+        error = json.dumps({"code": exc.code, "message": exc.message}, ensure_ascii=False)
+    # The view is already JSON (built once per change, shared with the WebSockets).
+    return Response(f'{{"error":{error},"state":{shown.text}}}', status_code=status,
+                    media_type="application/json")
 
 
 @router.post("/games/{game_id}/step", summary="Add one action to your draft")
-async def step(request: Request, game_id: int, body: StepCommand) -> JSONResponse:
+async def step(request: Request, game_id: int, body: StepCommand) -> Response:
     return await _command(request, game_id, "step", body)
 
 
 @router.post("/games/{game_id}/undo", summary="Take back the last step of your draft")
-async def undo(request: Request, game_id: int, body: Command) -> JSONResponse:
+async def undo(request: Request, game_id: int, body: Command) -> Response:
     return await _command(request, game_id, "undo", body)
 
 
 @router.post("/games/{game_id}/redo", summary="Re-apply the step you took back")
-async def redo(request: Request, game_id: int, body: Command) -> JSONResponse:
+async def redo(request: Request, game_id: int, body: Command) -> Response:
     return await _command(request, game_id, "redo", body)
 
 
 @router.post("/games/{game_id}/finish", summary="Commit your draft: finish your turn")
-async def finish(request: Request, game_id: int, body: Command) -> JSONResponse:
+async def finish(request: Request, game_id: int, body: Command) -> Response:
     return await _command(request, game_id, "finish", body)

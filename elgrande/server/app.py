@@ -56,9 +56,9 @@ def build_services(settings: Settings) -> Services:
         # Runs in the committing thread: only hand the news on.
         hub.publish(f"match:{event.match_id}", event.seat if event.kind == "draft" else None)
         if event.kind != "draft":
-            game = games.by_match(event.match_id)
-            if game is not None:
-                bots.kick(game.id)
+            game_id = games.bot_game(event.match_id)
+            if game_id is not None:
+                bots.kick(game_id)
 
     store.broker.subscribe(on_match_event)
     templates = Jinja2Templates(directory=str(HERE / "templates"))

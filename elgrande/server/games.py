@@ -6,8 +6,10 @@ All methods are synchronous; the web layer calls them from worker threads.
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +21,7 @@ from elgrande.rules import GameConfig, State, apply, new_game, parse_action
 
 from .bots import BOT_LEVELS
 from .models import Game, Seat, User, utcnow
-from .present import present
+from .present import EntryLines, entry_lines, hidden_secrets, move_log, present
 
 
 @dataclass
@@ -31,6 +33,25 @@ class SeatSpec:
 
 EVENT_CACHE_SIZE = 256  # matches whose replay (for the log's scorings) is kept in memory
 SEATS_CACHE_SIZE = 1024  # started games whose seat list is kept in memory
+VIEW_CACHE_SIZE = 4096  # seat views (as JSON) kept in memory
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """One seat's (or a spectator's) view of a game as sent to its pages. ``key`` names
+    what it was built from, the committed sequence and the seat's draft, so equal keys
+    mean equal views: each is built once per change, whoever asks."""
+
+    key: tuple[Any, ...]
+    data: dict[str, Any]  # shared between callers: never to be modified
+    text: str  # ``data`` as JSON
+
+
+def view_key(match: Match, seat: int | None) -> tuple[Any, ...]:
+    draft = match.drafts.get(seat) if seat is not None else None
+    if draft is None:
+        return (match.id, seat, match.seq)
+    return (match.id, seat, match.seq, draft.base_seq, tuple(draft.steps), tuple(draft.redo_stack))
 
 
 class LobbyError(ValueError):
@@ -58,6 +79,11 @@ class Games:
         # change happens in the lobby, committed before the match is created).
         self._started_seats: dict[int, list[dict[str, Any]]] = {}
         self._seats_lock = threading.Lock()
+        self._views: OrderedDict[tuple[Any, ...], SeatState] = OrderedDict()
+        self._views_lock = threading.Lock()
+        self._lines: dict[str, tuple[EntryLines, ...]] = {}  # per match: its log in words
+        self._bot_games: dict[str, int | None] = {}  # match id -> game id if it has bots
+        self._logs: OrderedDict[tuple[Any, ...], tuple[list[dict[str, Any]], str]] = OrderedDict()
 
     # ----------------------------------------------------------------- lobby
 
@@ -110,6 +136,22 @@ class Games:
     def by_match(self, match_id: str) -> Game | None:
         with self._reads() as db:
             return db.scalar(select(Game).where(Game.match_id == match_id))
+
+    def bot_game(self, match_id: str) -> int | None:
+        """The id of the game playing this match if it has computer seats (None if not,
+        or if the game does not know its match yet). Final once known: kept."""
+        with self._seats_lock:
+            if match_id in self._bot_games:
+                return self._bot_games[match_id]
+        game = self.by_match(match_id)
+        if game is None:
+            return None
+        found = game.id if any(s["kind"] == "bot" for s in self.started_seats(game)) else None
+        with self._seats_lock:
+            self._bot_games[match_id] = found
+            while len(self._bot_games) > SEATS_CACHE_SIZE:
+                self._bot_games.pop(next(iter(self._bot_games)))
+        return found
 
     def seats(self, game_id: int) -> list[dict[str, Any]]:
         with self._reads() as db:
@@ -249,10 +291,56 @@ class Games:
         return self.store.load(game.match_id)
 
     def snapshot(self, game: Game, seat: int | None) -> dict[str, Any]:
+        return self.seat_state(game, seat).data
+
+    def seat_state(self, game: Game, seat: int | None) -> SeatState:
+        """What ``seat`` (None: a spectator) is shown now."""
         if game.match_id is None:
             raise PlayError("not_started", "this game has not started")
-        match = self.store.load_seat(game.match_id, seat)  # no other seat's draft in it
-        return present(match, seat, self.started_seats(game), game.id, self.events(match))
+        # Only this seat's draft is read: no other seat's draft is ever in the view.
+        return self._present(game, self.store.load_seat(game.match_id, seat), seat)
+
+    def _present(self, game: Game, match: Match, seat: int | None) -> SeatState:
+        key = view_key(match, seat)
+        with self._views_lock:
+            found = self._views.get(key)
+            if found is not None:
+                self._views.move_to_end(key)
+                return found
+        events = self.events(match)
+        names = self._names(game)
+        lines = entry_lines(match.actions, events, names, self._lines.get(match.id, ()))
+        # The move log is most of a view and, but for unrevealed secret choices, the same
+        # for everyone: its JSON is made once per (match, sequence, what is hidden).
+        log = match.actions
+        hidden = {i for i in hidden_secrets(match.state, log) if log[i].seat != seat}
+        log_key = (match.id, match.seq, tuple(sorted(hidden)))
+        with self._views_lock:
+            made_log = self._logs.get(log_key)
+        if made_log is None:
+            shown = move_log(log, events, hidden, seat, names, lines)
+            made_log = (shown, json.dumps(shown, separators=(",", ":"), ensure_ascii=False))
+        data = present(match, seat, self.started_seats(game), game.id, events, lines,
+                       log_shown=made_log[0])
+        rest = json.dumps({k: v for k, v in data.items() if k != "log"},
+                          separators=(",", ":"), ensure_ascii=False)
+        made = SeatState(key, data, f'{rest[:-1]},"log":{made_log[1]}}}')
+        with self._views_lock:
+            if len(lines) > len(self._lines.get(match.id, ())):
+                self._lines.pop(match.id, None)
+                self._lines[match.id] = lines  # most recent last
+                while len(self._lines) > EVENT_CACHE_SIZE:
+                    self._lines.pop(next(iter(self._lines)))
+            self._logs[log_key] = made_log
+            while len(self._logs) > EVENT_CACHE_SIZE:
+                self._logs.popitem(last=False)
+            self._views[key] = made
+            while len(self._views) > VIEW_CACHE_SIZE:
+                self._views.popitem(last=False)
+        return made
+
+    def _names(self, game: Game) -> list[str]:
+        return [p.get("name") or f"Seat {p['seat'] + 1}" for p in self.started_seats(game)]
 
     def events(self, match: Match) -> list[list[dict[str, Any]]]:
         """The engine's event records (scorings, reveals) after each log entry. The log
@@ -272,33 +360,27 @@ class Games:
                 self._events.pop(next(iter(self._events)))
             return events[:match.seq]
 
-    def act(self, game: Game, seat: int, command: str, seq: int | None, action: str | None = None) -> None:
-        """One command of a seat: step (with `action`), undo, redo or finish. A refused
-        one raises PlayError and changes nothing."""
+    def act(self, game: Game, seat: int, command: str, seq: int | None,
+            action: str | None = None) -> SeatState:
+        """One command of a seat: step (with `action`), undo, redo or finish; returns the
+        seat's view after it. A refused one raises PlayError and changes nothing."""
         if game.match_id is None:
             raise PlayError("not_started", "this game has not started")
         mid = game.match_id
-        over: bool | None = None  # known from the view when this command committed
+        if command not in ("step", "undo", "redo", "finish"):
+            raise PlayError("bad_request", f"unknown command {command!r}")
+        if command == "step" and action is None:
+            raise PlayError("bad_request", "a step needs an action")
         try:
-            if command == "step":
-                if action is None:
-                    raise PlayError("bad_request", "a step needs an action")
-                view = self.store.step(mid, seat, action, base_seq=seq)
-                if parse_action(action).is_secret:
-                    # Confirming a secret choice in the dialog commits it at once.
-                    over = self.store.finish(mid, seat, base_seq=view.seq).over
-            elif command == "undo":
-                self.store.undo(mid, seat, base_seq=seq)
-            elif command == "redo":
-                self.store.redo(mid, seat, base_seq=seq)
-            elif command == "finish":
-                over = self.store.finish(mid, seat, base_seq=seq).over
-            else:
-                raise PlayError("bad_request", f"unknown command {command!r}")
+            match = self.store.play(mid, seat, command, action, base_seq=seq)
+            if command == "step" and parse_action(action or "").is_secret:
+                # Confirming a secret choice in the dialog commits it at once.
+                match = self.store.play(mid, seat, "finish", base_seq=match.seq)
         except MatchError as exc:
             raise PlayError(exc.code, str(exc)) from None
-        if over:  # a draft change never ends a match; a commit that did not end it neither
+        if match.over:  # only a commit ends a match
             self.after_commit(mid, over=True)
+        return self._present(game, match, seat)
 
     def after_commit(self, match_id: str, *, over: bool | None = None) -> None:
         """Marks a game finished once its match is over (``over``: already known
@@ -339,12 +421,12 @@ class Games:
             if view.draft and view.draft["steps"]:
                 return False  # never happens for a bot seat; never clobber a draft
             for text in steps:
-                self.store.step(mid, seat, text, base_seq=seq)
-            over = self.store.finish(mid, seat, base_seq=seq).over
+                self.store.play(mid, seat, "step", text, base_seq=seq)
+            over = self.store.play(mid, seat, "finish", base_seq=seq).over
         except MatchError:
             for _ in range(len(steps)):  # drop whatever part of the turn got in
                 try:
-                    self.store.undo(mid, seat)
+                    self.store.play(mid, seat, "undo")
                 except MatchError:
                     break
             return False

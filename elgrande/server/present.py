@@ -151,20 +151,37 @@ def describe_event(event: dict[str, Any], names: list[str]) -> str | None:
     return f"Scoring of {AREA_NAMES[event['area']]} ({why}): {who}."
 
 
+# One log entry in words: its sentence and those of the scorings it caused. Both are
+# fixed once the entry is committed, so a game's lines are worked out once and reused.
+EntryLines = tuple[str, tuple[str, ...]]
+
+
+def entry_lines(log: list[Action], events: list[list[dict[str, Any]]] | None, names: list[str],
+                known: tuple[EntryLines, ...] = ()) -> tuple[EntryLines, ...]:
+    """The lines of every entry of ``log``; ``known``: those of a prefix, already made."""
+    made = list(known[:len(log)])
+    for i in range(len(made), len(log)):
+        scorings = events[i] if events is not None and i < len(events) else []
+        made.append((describe(log[i], names),
+                     tuple(line for e in scorings if (line := describe_event(e, names)))))
+    return tuple(made)
+
+
 def move_log(log: list[Action], events: list[list[dict[str, Any]]] | None, hidden: set[int],
-             seat: int | None, names: list[str]) -> list[dict[str, Any]]:
+             seat: int | None, names: list[str],
+             lines: tuple[EntryLines, ...] | None = None) -> list[dict[str, Any]]:
     """The readable log: one line per action (another seat's unrevealed secret choice only
     as "has chosen"), each followed by the scorings it caused."""
-    lines: list[dict[str, Any]] = []
+    if lines is None or len(lines) < len(log):
+        lines = entry_lines(log, events, names, lines or ())
+    out: list[dict[str, Any]] = []
     for i, a in enumerate(log):
-        secret = i in hidden and a.seat != seat
-        text = f"{names[a.seat]} has chosen secretly." if secret else describe(a, names)
-        lines.append({"seq": i, "seat": None if a.is_chance else a.seat, "text": text})
-        for event in (events[i] if events is not None and i < len(events) else []):
-            line = describe_event(event, names)
-            if line:
-                lines.append({"seq": i, "seat": None, "text": line, "event": True})
-    return lines
+        text, scorings = lines[i]
+        if i in hidden and a.seat != seat:
+            text = f"{names[a.seat]} has chosen secretly."
+        out.append({"seq": i, "seat": None if a.is_chance else a.seat, "text": text})
+        out.extend({"seq": i, "seat": None, "text": line, "event": True} for line in scorings)
+    return out
 
 
 def hidden_secrets(state: State, log: list[Action]) -> set[int]:
@@ -192,7 +209,9 @@ def hand_values(mask: int) -> list[int]:
 
 
 def present(match: Match, seat: int | None, players: list[dict], game_id: int,
-            events: list[list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+            events: list[list[dict[str, Any]]] | None = None,
+            lines: tuple[EntryLines, ...] | None = None,
+            log_shown: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON a seat's page renders: public board, own draft on top, own secret.
     `events[i]` are the engine's event records produced by log entry i (scorings)."""
     committed = match.state
@@ -206,15 +225,18 @@ def present(match: Match, seat: int | None, players: list[dict], game_id: int,
     state = redact(shown, seat)
     legal = [action_target(a) for a in draft.legal()] if draft is not None else []
     return board(state, committed, log, match.seq, seat, players, game_id, legal, draft, events,
-                 acting=to_act(shown))
+                 acting=to_act(shown), lines=lines, log_shown=log_shown)
 
 
 def board(state: State, committed: State, log: list[Action], seq: int, seat: int | None,
           players: list[dict], game_id: int, legal: list[dict[str, Any]], draft: Draft | None,
           events: list[list[dict[str, Any]]] | None = None,
-          acting: list[int] | None = None) -> dict[str, Any]:
+          acting: list[int] | None = None,
+          lines: tuple[EntryLines, ...] | None = None,
+          log_shown: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """`state` is what the viewer may see (redacted); `acting` who is to act in the true
-    state (a redacted copy would count seats that have chosen as still choosing)."""
+    state (a redacted copy would count seats that have chosen as still choosing);
+    `log_shown`: the viewer's move log if already made (``move_log``)."""
     n = state.n
     names = [p.get("name") or f"Seat {p['seat'] + 1}" for p in players]
     finished = is_terminal(committed)
@@ -294,5 +316,5 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
             "can_redo": bool(draft and draft.redo_stack and not draft.at_boundary) and not finished,
             "can_finish": bool(draft and draft.at_boundary) and not finished,
         },
-        "log": move_log(log, events, hidden, seat, names),
+        "log": log_shown if log_shown is not None else move_log(log, events, hidden, seat, names, lines),
     }

@@ -53,22 +53,33 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     topic = f"match:{game.match_id}" if game.match_id else f"room:{game_id}"
     sub = svc.hub.subscribe(topic, seat)
 
-    async def send_state(ack: Any = None) -> None:
+    last_sent: list[Any] = [None]  # the key of the view this page has now
+    sending = asyncio.Lock()  # one view at a time, in order
+
+    async def send_state(ack: Any = None, shown: Any = None, *, answer: bool = True) -> None:
+        """Sends the seat's view (``answer``: to a message of the page's). A change
+        notice (not an answer) that brings nothing new to this page
+        (its own command's answer went out already) sends nothing, and a view never
+        goes out after a later one (a command's answer overtaken by another's commit)."""
         if game.match_id is None:
             await websocket.send_json({"type": "lobby"})
             return
-        view = await run_in_threadpool(svc.games.snapshot, game, seat)
-        message: dict[str, Any] = {"type": "state", "state": view}
-        if isinstance(ack, int):
-            message["ack"] = ack
-        await websocket.send_json(message)
+        async with sending:
+            last = last_sent[0]
+            if shown is None or (last is not None and shown.key[2] < last[2]):
+                shown = await run_in_threadpool(svc.games.seat_state, game, seat)
+            if isinstance(ack, int) and not isinstance(ack, bool):
+                await websocket.send_text(f'{{"type":"state","ack":{ack},"state":{shown.text}}}')
+            elif answer or shown.key != last:
+                await websocket.send_text(f'{{"type":"state","state":{shown.text}}}')
+            last_sent[0] = shown.key
 
     async def pump() -> None:
         while True:
             await sub.queue.get()
             while not sub.queue.empty():  # several changes at once: one refresh
                 sub.queue.get_nowait()
-            await send_state()
+            await send_state(answer=False)
 
     pusher = asyncio.create_task(pump())
     try:
@@ -80,13 +91,14 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
             if message is not None and message["type"] == "sync":
                 await send_state(ack)
                 continue
+            shown = None
             if error is None and message is not None:
-                error = await _command(svc, game, seat, message)
+                shown, error = await _command(svc, game, seat, message)
             if error is not None:
                 await websocket.send_json({"type": "error", **error})
             # The answer to a command: the state after it (or unchanged, after an error),
             # tagged with the command's id so the page knows its click has been handled.
-            await send_state(ack)
+            await send_state(ack, shown)
     except WebSocketDisconnect:
         pass
     finally:
@@ -116,14 +128,15 @@ def _parse(text: str) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
     return message, None
 
 
-async def _command(svc: Any, game: Any, seat: int | None, message: dict[str, Any]) -> dict[str, str] | None:
-    """Carries out one command; an error record, or None when it worked (the change then
-    reaches this page through the hub like everyone else's)."""
+async def _command(svc: Any, game: Any, seat: int | None, message: dict[str, Any]
+                   ) -> tuple[Any, dict[str, str] | None]:
+    """Carries out one command: (the seat's view after it, None), or (None, an error
+    record) when it was refused."""
     if seat is None:
-        return {"code": "spectator", "message": "spectators cannot act in this game"}
+        return None, {"code": "spectator", "message": "spectators cannot act in this game"}
     try:
-        await run_in_threadpool(svc.games.act, game, seat, message["type"], message.get("seq"),
-                                message.get("action"))
+        shown = await run_in_threadpool(svc.games.act, game, seat, message["type"],
+                                        message.get("seq"), message.get("action"))
     except PlayError as exc:
-        return {"code": exc.code, "message": exc.message}
-    return None
+        return None, {"code": exc.code, "message": exc.message}
+    return shown, None

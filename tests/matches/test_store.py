@@ -22,6 +22,7 @@ from elgrande.matches import (
     MatchStore,
     verify,
 )
+from elgrande.matches.store import draft_sig
 from elgrande.rules import GameConfig, replay, to_act
 
 from .match_helpers import at_secret_choice
@@ -190,10 +191,14 @@ def test_a_commit_that_skipped_the_lock_still_cannot_fork_the_log(
     # One writer working from the stale snapshot (as if the row lock were bypassed):
     loads = [stale]
     real_load = MatchStore._load
-    monkeypatch.setattr(
-        MatchStore, "_load",
-        staticmethod(lambda session, row: loads.pop() if loads else real_load(session, row)),
-    )
+
+    def stale_load(self: MatchStore, conn: Any, match_id: str, head: int, drafts: Any) -> Any:
+        if not loads:
+            return real_load(self, conn, match_id, head, drafts)
+        # What the database held at the stale head: both drafts, stored on that base.
+        return loads.pop(), {s: draft_sig(d) for s, d in stale.drafts.items()}
+
+    monkeypatch.setattr(MatchStore, "_load", stale_load)
     with pytest.raises(GameMovedOn) as moved:
         store.finish(match_id, b)
     assert not loads and (moved.value.expected_seq, moved.value.seq) == (base, base + 1)
