@@ -29,6 +29,11 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     url = database_url(url)
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    if url.startswith("sqlite") and ":memory:" not in url:
+        # Every worker thread may hold a connection; a pool smaller than the thread pool
+        # would open (and set up) a new SQLite connection for most operations.
+        kwargs.setdefault("pool_size", 48)
+        kwargs.setdefault("max_overflow", 16)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine)

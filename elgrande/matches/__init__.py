@@ -2,7 +2,7 @@
 boundaries, chance from a secret seed, storage. See docs/matches.md."""
 
 from .chance import commitment, new_seed
-from .draft import Draft
+from .draft import Draft, draft_version
 from .errors import (
     BoundaryReached,
     ExportRefused,
@@ -24,5 +24,5 @@ __all__ = [
     "BoundaryReached", "Broker", "Draft", "ExportRefused", "GameMovedOn", "IllegalStep",
     "InProcessBroker", "LogEntry", "Match", "MatchError", "MatchEvent", "MatchNotFound",
     "MatchStore", "NotYourTurn", "NothingToFinish", "NothingToRedo", "NothingToUndo",
-    "SeatView", "VerifyError", "commitment", "export", "listing", "new_seed", "verify",
+    "SeatView", "VerifyError", "commitment", "draft_version", "export", "listing", "new_seed", "verify",
 ]

@@ -157,3 +157,12 @@ class Draft:
         except IllegalAction:
             return before
         return shown
+
+
+def draft_version(draft: Draft | None) -> str:
+    """Names a draft's content on its committed base ("" for none or an empty one): two
+    drafts with one version show the same."""
+    if draft is None or (not draft.steps and not draft.redo_stack):
+        return ""
+    return (f"{draft.base_seq}|{';'.join(map(str, draft.steps))}"
+            f"|{';'.join(map(str, draft.redo_stack))}")

@@ -16,6 +16,10 @@ class MatchEvent:
     seq: int
     kind: str  # "created", "commit" (seq moved on), "draft" (only `seat`'s draft changed)
     seat: int | None = None
+    # (seat, draft_version) right after the event, for the seats it concerns (a draft
+    # event: that seat; a commit: every seat), so a listener holding that draft already
+    # need not read it again. Versions are not secret: only the server sees events.
+    drafts: tuple[tuple[int, str], ...] = ()
 
 
 Listener = Callable[[MatchEvent], None]

@@ -34,7 +34,7 @@ from elgrande.rules import Action, GameConfig, State, parse_action, replay
 
 from . import record
 from .chance import commitment
-from .draft import Draft
+from .draft import Draft, draft_version
 from .errors import GameMovedOn, MatchNotFound
 from .match import LogEntry, Match, SeatView, utcnow
 from .pubsub import Broker, InProcessBroker, MatchEvent
@@ -210,6 +210,26 @@ class MatchStore:
             head = self._head(conn, match_id, lock=False)
             return self._load(conn, match_id, head, seat)[0]
 
+    def cached_seat(self, match_id: str, seq: int, seat: int | None, version: str
+                    ) -> Match | None:
+        """``load_seat`` from this process's memory alone, if it holds the match at
+        ``seq`` with that seat's draft at ``version`` (as a ``MatchEvent`` told); else
+        None (then ``load_seat``)."""
+        fixed, committed = self._fixed.get(match_id), self._committed.get(match_id)
+        if fixed is None or committed is None or len(committed.log) != seq:
+            return None
+        draft = None
+        if seat is not None and version:
+            cached = self._drafts.get((match_id, seat))
+            if cached is None or draft_version(cached[1]) != version:
+                return None
+            draft = _clone(cached[1])
+        match = Match(match_id, fixed.config, fixed.seed, list(committed.log),
+                      committed.state.copy(), fixed.created_at, commitment=fixed.commitment)
+        if draft is not None:
+            match.drafts[draft.seat] = draft
+        return match
+
     def view(self, match_id: str, seat: int | None) -> SeatView:
         return self.load_seat(match_id, seat).seat_view(seat)
 
@@ -261,7 +281,8 @@ class MatchStore:
             draft = match.draft(seat)
             self._save_draft(conn, match_id, draft, stored.get(seat), utcnow())
         self._drafts.put((match_id, seat), (draft_sig(draft), _clone(draft)))
-        self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat))
+        self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat,
+                                       ((seat, draft_version(draft)),)))
         return match
 
     def _finish(self, match_id: str, seat: int, base_seq: int | None) -> Match:
@@ -287,7 +308,9 @@ class MatchStore:
         self._committed.put(match_id, _Committed(tuple(match.log), match.state.copy()))
         for other in match.drafts.values():
             self._drafts.put((match_id, other.seat), (draft_sig(other), _clone(other)))
-        self.broker.publish(MatchEvent(match_id, match.seq, "commit", seat))
+        versions = tuple((s, draft_version(match.drafts.get(s)))
+                         for s in range(match.config.players))
+        self.broker.publish(MatchEvent(match_id, match.seq, "commit", seat, versions))
         return match
 
     # -- internals -----------------------------------------------------------------

@@ -35,12 +35,13 @@ def make_broker(url: str | None) -> Broker:
 
 def encode(event: MatchEvent, origin: str) -> str:
     return json.dumps({"o": origin, "m": event.match_id, "s": event.seq, "k": event.kind,
-                       "t": event.seat})
+                       "t": event.seat, "d": event.drafts})
 
 
 def decode(data: str | bytes) -> tuple[str, MatchEvent]:
     raw = json.loads(data)
-    return raw["o"], MatchEvent(str(raw["m"]), int(raw["s"]), str(raw["k"]), raw["t"])
+    drafts = tuple((int(seat), str(version)) for seat, version in raw.get("d", ()))
+    return raw["o"], MatchEvent(str(raw["m"]), int(raw["s"]), str(raw["k"]), raw["t"], drafts)
 
 
 class RedisBroker:

@@ -21,7 +21,7 @@ from elgrande.matches import MatchEvent, MatchStore
 
 from .accounts import Accounts
 from .games import Games
-from .live import BotRunner, Hub
+from .live import BotRunner, Change, Hub
 from .security import Signer
 from .settings import Settings
 
@@ -54,7 +54,8 @@ def build_services(settings: Settings) -> Services:
 
     def on_match_event(event: MatchEvent) -> None:
         # Runs in the committing thread: only hand the news on.
-        hub.publish(f"match:{event.match_id}", event.seat if event.kind == "draft" else None)
+        hub.publish(f"match:{event.match_id}", event.seat if event.kind == "draft" else None,
+                    Change(event.seq, event.drafts))
         if event.kind != "draft":
             game_id = games.bot_game(event.match_id)
             if game_id is not None:

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from elgrande.matches import Match, MatchError, MatchStore
+from elgrande.matches import Match, MatchError, MatchStore, draft_version
 from elgrande.rules import GameConfig, State, apply, new_game, parse_action
 
 from .bots import BOT_LEVELS
@@ -47,11 +47,9 @@ class SeatState:
     text: str  # ``data`` as JSON
 
 
-def view_key(match: Match, seat: int | None) -> tuple[Any, ...]:
-    draft = match.drafts.get(seat) if seat is not None else None
-    if draft is None:
-        return (match.id, seat, match.seq)
-    return (match.id, seat, match.seq, draft.base_seq, tuple(draft.steps), tuple(draft.redo_stack))
+def view_key(match_id: str, seat: int | None, seq: int, version: str) -> tuple[Any, ...]:
+    """What a seat's view is a function of: the committed sequence and its draft."""
+    return (match_id, seat, seq, version if seat is not None else "")
 
 
 class LobbyError(ValueError):
@@ -300,13 +298,31 @@ class Games:
         # Only this seat's draft is read: no other seat's draft is ever in the view.
         return self._present(game, self.store.load_seat(game.match_id, seat), seat)
 
-    def _present(self, game: Game, match: Match, seat: int | None) -> SeatState:
-        key = view_key(match, seat)
+    def seat_state_at(self, game: Game, seat: int | None, seq: int, version: str) -> SeatState:
+        """``seat_state`` when a change notice said the match is at ``seq`` with the
+        seat's draft at ``version``: from memory if this process has it, else read."""
+        if game.match_id is None:
+            raise PlayError("not_started", "this game has not started")
+        found = self.known_state(view_key(game.match_id, seat, seq, version))
+        if found is not None:
+            return found
+        match = self.store.cached_seat(game.match_id, seq, seat, version)
+        return self.seat_state(game, seat) if match is None else self._present(game, match, seat)
+
+    def known_state(self, key: tuple[Any, ...]) -> SeatState | None:
+        """A view already built (in this process) for ``key``."""
         with self._views_lock:
             found = self._views.get(key)
             if found is not None:
                 self._views.move_to_end(key)
-                return found
+            return found
+
+    def _present(self, game: Game, match: Match, seat: int | None) -> SeatState:
+        draft = match.drafts.get(seat) if seat is not None else None
+        key = view_key(match.id, seat, match.seq, draft_version(draft))
+        found = self.known_state(key)
+        if found is not None:
+            return found
         events = self.events(match)
         names = self._names(game)
         lines = entry_lines(match.actions, events, names, self._lines.get(match.id, ()))

@@ -22,11 +22,29 @@ from .games import Games
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Change:
+    """A change notice: the match's committed sequence and, for the seats it concerns,
+    their draft versions after it (``MatchEvent``); empty for a lobby change."""
+
+    seq: int | None = None
+    drafts: tuple[tuple[int, str], ...] = ()
+
+    def version_of(self, seat: int | None) -> str | None:
+        """The seat's draft version after the change (spectators have none: ""), or
+        None if the notice does not say."""
+        if self.seq is None:
+            return None
+        if seat is None:
+            return ""
+        return next((v for s, v in self.drafts if s == seat), None)
+
+
 @dataclass(eq=False)
 class Subscriber:
     topic: str  # "match:<id>" for a running game, "room:<game id>" for a waiting one
     seat: int | None
-    queue: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[Change] = field(default_factory=asyncio.Queue)
 
 
 class Hub:
@@ -42,18 +60,18 @@ class Hub:
     def unsubscribe(self, sub: Subscriber) -> None:
         self._subscribers.get(sub.topic, set()).discard(sub)
 
-    def publish(self, topic: str, seat: int | None = None) -> None:
+    def publish(self, topic: str, seat: int | None = None, change: Change | None = None) -> None:
         """Thread-safe: may be called from worker threads. `seat` set: only that
         seat's pages (its draft changed)."""
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        loop.call_soon_threadsafe(self._deliver, topic, seat)
+        loop.call_soon_threadsafe(self._deliver, topic, seat, change or Change())
 
-    def _deliver(self, topic: str, seat: int | None) -> None:
+    def _deliver(self, topic: str, seat: int | None, change: Change) -> None:
         for sub in list(self._subscribers.get(topic, ())):
             if seat is None or sub.seat == seat:
-                sub.queue.put_nowait("changed")
+                sub.queue.put_nowait(change)
 
 
 class BotRunner:

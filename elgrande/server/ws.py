@@ -20,7 +20,8 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 
-from .games import PlayError
+from .games import PlayError, view_key
+from .live import Change
 from .web import current_user, services
 
 router = APIRouter()
@@ -56,16 +57,26 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     last_sent: list[Any] = [None]  # the key of the view this page has now
     sending = asyncio.Lock()  # one view at a time, in order
 
-    async def send_state(ack: Any = None, shown: Any = None, *, answer: bool = True) -> None:
+    async def send_state(ack: Any = None, shown: Any = None, *, answer: bool = True,
+                         change: Change | None = None) -> None:
         """Sends the seat's view (``answer``: to a message of the page's). A change
-        notice (not an answer) that brings nothing new to this page
-        (its own command's answer went out already) sends nothing, and a view never
-        goes out after a later one (a command's answer overtaken by another's commit)."""
+        notice (not an answer) that brings nothing new to this page (its own command's
+        answer went out already) sends nothing, and a view never goes out after a later
+        one (a command's answer overtaken by another's commit)."""
         if game.match_id is None:
             await websocket.send_json({"type": "lobby"})
             return
         async with sending:
             last = last_sent[0]
+            version = change.version_of(seat) if change is not None else None
+            if shown is None and change is not None and change.seq is not None and version is not None:
+                # The notice says what the view is made of: nothing to do if the page
+                # has it, no database read if this process made it or holds its parts.
+                key = view_key(game.match_id, seat, change.seq, version)
+                if key == last:
+                    return
+                shown = svc.games.known_state(key) or await run_in_threadpool(
+                    svc.games.seat_state_at, game, seat, change.seq, version)
             if shown is None or (last is not None and shown.key[2] < last[2]):
                 shown = await run_in_threadpool(svc.games.seat_state, game, seat)
             if isinstance(ack, int) and not isinstance(ack, bool):
@@ -76,10 +87,10 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
 
     async def pump() -> None:
         while True:
-            await sub.queue.get()
+            change = await sub.queue.get()
             while not sub.queue.empty():  # several changes at once: one refresh
-                sub.queue.get_nowait()
-            await send_state(answer=False)
+                change = sub.queue.get_nowait()
+            await send_state(answer=False, change=change)
 
     pusher = asyncio.create_task(pump())
     try:
