@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 import websockets
 
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -132,7 +133,7 @@ class SeatClient:
         assert self._ws is not None
         try:
             async for text in self._ws:
-                message = json.loads(text)
+                message = orjson.loads(text)
                 now = time.monotonic()
                 if message.get("type") == "state":
                     state = message["state"]

@@ -6,18 +6,18 @@ All methods are synchronous; the web layer calls them from worker threads.
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.matches import Match, MatchError, MatchStore, draft_version
-from elgrande.rules import GameConfig, State, apply, new_game, parse_action
+from elgrande.rules import Action, GameConfig, State, apply, new_game, parse_action
 
 from .bots import BOT_LEVELS
 from .models import Game, Seat, User, utcnow
@@ -45,6 +45,11 @@ class SeatState:
     key: tuple[Any, ...]
     data: dict[str, Any]  # shared between callers: never to be modified
     text: str  # ``data`` as JSON
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON, as the pages get it (orjson: views are built many times a second)."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def view_key(match_id: str, seat: int | None, seq: int, version: str) -> tuple[Any, ...]:
@@ -82,6 +87,8 @@ class Games:
         self._lines: dict[str, tuple[EntryLines, ...]] = {}  # per match: its log in words
         self._bot_games: dict[str, int | None] = {}  # match id -> game id if it has bots
         self._logs: OrderedDict[tuple[Any, ...], tuple[list[dict[str, Any]], str]] = OrderedDict()
+        # per match: (entries, public log, its JSON) of the longest public log made
+        self._public_logs: dict[str, tuple[int, list[dict[str, Any]], str]] = {}
 
     # ----------------------------------------------------------------- lobby
 
@@ -329,17 +336,18 @@ class Games:
         # The move log is most of a view and, but for unrevealed secret choices, the same
         # for everyone: its JSON is made once per (match, sequence, what is hidden).
         log = match.actions
-        hidden = {i for i in hidden_secrets(match.state, log) if log[i].seat != seat}
-        log_key = (match.id, match.seq, tuple(sorted(hidden)))
+        unrevealed = hidden_secrets(match.state, log)
+        hidden = {i for i in unrevealed if log[i].seat != seat}
+        # (The seat whose secret choice alone is unrevealed sees it: its own log.)
+        log_key = (match.id, match.seq, tuple(sorted(hidden)), bool(unrevealed))
         with self._views_lock:
             made_log = self._logs.get(log_key)
         if made_log is None:
-            shown = move_log(log, events, hidden, seat, names, lines)
-            made_log = (shown, json.dumps(shown, separators=(",", ":"), ensure_ascii=False))
+            made_log = self._log_shown(match.id, log, events, hidden, seat, names, lines,
+                                       public=not unrevealed)
         data = present(match, seat, self.started_seats(game), game.id, events, lines,
                        log_shown=made_log[0])
-        rest = json.dumps({k: v for k, v in data.items() if k != "log"},
-                          separators=(",", ":"), ensure_ascii=False)
+        rest = to_json({k: v for k, v in data.items() if k != "log"})
         made = SeatState(key, data, f'{rest[:-1]},"log":{made_log[1]}}}')
         with self._views_lock:
             if len(lines) > len(self._lines.get(match.id, ())):
@@ -353,6 +361,32 @@ class Games:
             self._views[key] = made
             while len(self._views) > VIEW_CACHE_SIZE:
                 self._views.popitem(last=False)
+        return made
+
+    def _log_shown(self, match_id: str, log: list[Action], events: list[list[dict[str, Any]]],
+                   hidden: set[int], seat: int | None, names: list[str],
+                   lines: tuple[EntryLines, ...], public: bool) -> tuple[list[dict[str, Any]], str]:
+        """The move log as ``seat`` sees it, and its JSON. When it is ``public`` (no
+        secret choice unrevealed, so the same for everyone), the last one made for the
+        match is extended by the new entries (the log only grows)."""
+        if not public:
+            shown = move_log(log, events, hidden, seat, names, lines)
+            return shown, to_json(shown)
+        with self._views_lock:
+            seen, old, old_text = self._public_logs.get(match_id, (0, [], "[]"))
+        if seen > len(log):
+            seen, old, old_text = 0, [], "[]"
+        added = move_log(log, events, hidden, seat, names, lines, start=seen)
+        if not added:
+            return old, old_text
+        added_text = to_json(added)
+        made = (old + added, added_text if not old else f"{old_text[:-1]},{added_text[1:]}")
+        with self._views_lock:
+            if len(log) >= self._public_logs.get(match_id, (0,))[0]:
+                self._public_logs.pop(match_id, None)
+                self._public_logs[match_id] = (len(log), *made)
+                while len(self._public_logs) > EVENT_CACHE_SIZE:
+                    self._public_logs.pop(next(iter(self._public_logs)))
         return made
 
     def _names(self, game: Game) -> list[str]:

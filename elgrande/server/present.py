@@ -169,13 +169,14 @@ def entry_lines(log: list[Action], events: list[list[dict[str, Any]]] | None, na
 
 def move_log(log: list[Action], events: list[list[dict[str, Any]]] | None, hidden: set[int],
              seat: int | None, names: list[str],
-             lines: tuple[EntryLines, ...] | None = None) -> list[dict[str, Any]]:
+             lines: tuple[EntryLines, ...] | None = None, start: int = 0) -> list[dict[str, Any]]:
     """The readable log: one line per action (another seat's unrevealed secret choice only
-    as "has chosen"), each followed by the scorings it caused."""
+    as "has chosen"), each followed by the scorings it caused; from entry ``start`` on."""
     if lines is None or len(lines) < len(log):
         lines = entry_lines(log, events, names, lines or ())
     out: list[dict[str, Any]] = []
-    for i, a in enumerate(log):
+    for i in range(start, len(log)):
+        a = log[i]
         text, scorings = lines[i]
         if i in hidden and a.seat != seat:
             text = f"{names[a.seat]} has chosen secretly."
