@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Connection, Engine, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, Table, and_, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from elgrande.db.engine import make_engine, writer
 from elgrande.db.migrate import upgrade
 from elgrande.db.models import CommitRow, DraftRow, MatchRow, MoveRow
-from elgrande.rules import Action, GameConfig, State, parse_action, replay
+from elgrande.rules import Action, GameConfig, State, apply, parse_action, replay
 
 from . import record
 from .chance import commitment
@@ -62,6 +62,26 @@ _MOVES_AFTER = (
 _DRAFT_COLUMNS = (DRAFTS.c.seat, DRAFTS.c.base_seq, DRAFTS.c.steps, DRAFTS.c.redo)
 _ALL_DRAFTS = select(*_DRAFT_COLUMNS).where(DRAFTS.c.match_id == bindparam("id"))
 _SEAT_DRAFT = _ALL_DRAFTS.where(DRAFTS.c.seat == bindparam("seat"))
+# The head and one seat's draft in one statement (the hot path of every command).
+_HEAD_AND_DRAFT = select(MATCHES.c.head_seq, *_DRAFT_COLUMNS).select_from(
+    MATCHES.outerjoin(DRAFTS, and_(DRAFTS.c.match_id == MATCHES.c.id,
+                                   DRAFTS.c.seat == bindparam("seat")))
+).where(MATCHES.c.id == bindparam("id"))
+_HEAD_AND_DRAFT_LOCKED = _HEAD_AND_DRAFT.with_for_update(of=MATCHES)
+
+# Writes, built once (statements built per call would be compiled, or looked up by a
+# freshly computed cache key, every time).
+_INSERT_COMMIT = insert(COMMITS)
+_INSERT_MOVES = insert(MOVES)
+_UPDATE_HEAD = update(MATCHES).where(MATCHES.c.id == bindparam("match")).values(
+    head_seq=bindparam("head"), state=bindparam("head_state"), over=bindparam("is_over"),
+    updated_at=bindparam("now"))
+_DRAFT_ROW = (DRAFTS.c.match_id == bindparam("match"), DRAFTS.c.seat == bindparam("of_seat"))
+_INSERT_DRAFT = insert(DRAFTS)
+_UPDATE_DRAFT = update(DRAFTS).where(*_DRAFT_ROW).values(
+    base_seq=bindparam("base"), steps=bindparam("draft_steps"), redo=bindparam("draft_redo"),
+    updated_at=bindparam("now"))
+_DELETE_DRAFT = delete(DRAFTS).where(*_DRAFT_ROW)
 
 # How a draft is stored: (base_seq, steps, redo), the notation as in its row.
 DraftSig = tuple[int, tuple[str, ...], tuple[str, ...]]
@@ -207,8 +227,10 @@ class MatchStore:
         """Like ``load``, with only ``seat``'s draft (none for a spectator, ``None``):
         enough for that seat's view, without reading or replaying the other drafts."""
         with self._reading() as conn:
-            head = self._head(conn, match_id, lock=False)
-            return self._load(conn, match_id, head, seat)[0]
+            if seat is None:
+                return self._load(conn, match_id, self._head(conn, match_id, lock=False), None)[0]
+            head, rows = self._head_and_draft(conn, match_id, seat, lock=False)
+            return self._load(conn, match_id, head, seat, rows)[0]
 
     def cached_seat(self, match_id: str, seq: int, seat: int | None, version: str
                     ) -> Match | None:
@@ -293,13 +315,11 @@ class MatchStore:
                 now = utcnow()
                 added = match.finish(seat, base_seq, now)
                 self._add_commit(conn, match_id, seat, base, added, now)
-                conn.execute(
-                    update(MATCHES).where(MATCHES.c.id == match_id).values(
-                        head_seq=match.seq, state=match.state.to_dict(), over=match.over,
-                        updated_at=now))
+                conn.execute(_UPDATE_HEAD, {
+                    "match": match_id, "head": match.seq, "head_state": match.state.to_dict(),
+                    "is_over": match.over, "now": now})
                 if seat in stored:
-                    conn.execute(delete(DRAFTS).where(
-                        DRAFTS.c.match_id == match_id, DRAFTS.c.seat == seat))
+                    conn.execute(_DELETE_DRAFT, {"match": match_id, "of_seat": seat})
                 for other in match.drafts.values():  # rebased by the commit
                     self._save_draft(conn, match_id, other, stored.get(other.seat), now)
         except IntegrityError as exc:
@@ -325,9 +345,24 @@ class MatchStore:
         self, match_id: str, drafts: int | str
     ) -> Iterator[tuple[Connection, Match, dict[int, DraftSig]]]:
         with self._writer.connect() as conn, conn.begin():
-            head = self._head(conn, match_id, lock=True)
-            match, stored = self._load(conn, match_id, head, drafts)
+            if isinstance(drafts, int):
+                head, rows = self._head_and_draft(conn, match_id, drafts, lock=True)
+                match, stored = self._load(conn, match_id, head, drafts, rows)
+            else:
+                match, stored = self._load(conn, match_id, self._head(conn, match_id, lock=True),
+                                           drafts)
             yield conn, match, stored
+
+    @staticmethod
+    def _head_and_draft(conn: Connection, match_id: str, seat: int, *, lock: bool
+                        ) -> tuple[int, list[Any]]:
+        """The head sequence and the seat's draft row (a list of none or one)."""
+        found = conn.execute(_HEAD_AND_DRAFT_LOCKED if lock else _HEAD_AND_DRAFT,
+                             {"id": match_id, "seat": seat}).one_or_none()
+        if found is None:
+            raise MatchNotFound(f"no match {match_id!r}")
+        head, *draft = found
+        return int(head), ([] if draft[0] is None else [draft])
 
     @staticmethod
     def _head(conn: Connection, match_id: str, *, lock: bool) -> int:
@@ -337,10 +372,12 @@ class MatchStore:
         return int(head)
 
     def _load(
-        self, conn: Connection, match_id: str, head_seq: int, drafts: int | str | None
+        self, conn: Connection, match_id: str, head_seq: int, drafts: int | str | None,
+        rows: list[Any] | None = None,
     ) -> tuple[Match, dict[int, DraftSig]]:
         """The match at ``head_seq`` with the drafts asked for ("all", one seat, or
-        None), and how each of those drafts is stored now."""
+        None; ``rows``: that seat's draft row, if already read), and how each of those
+        drafts is stored now."""
         fixed = self._fixed.get(match_id)
         if fixed is None:
             config, seed, created = conn.execute(_FIXED, {"id": match_id}).one()
@@ -352,10 +389,10 @@ class MatchStore:
         stored: dict[int, DraftSig] = {}
         if drafts is None:
             return match, stored
-        if drafts == "all":
-            rows = conn.execute(_ALL_DRAFTS, {"id": match_id})
-        else:
-            rows = conn.execute(_SEAT_DRAFT, {"id": match_id, "seat": drafts})
+        if rows is None:
+            query, params = ((_ALL_DRAFTS, {"id": match_id}) if drafts == "all"
+                             else (_SEAT_DRAFT, {"id": match_id, "seat": drafts}))
+            rows = list(conn.execute(query, params))
         for seat, base_seq, steps, redo in rows:
             sig: DraftSig = (base_seq, tuple(steps), tuple(redo))
             stored[seat] = sig
@@ -378,11 +415,16 @@ class MatchStore:
         ]
         if len(log) != head_seq or any(e.seq != i for i, e in enumerate(log, start=1)):
             raise RuntimeError(f"match {match_id}: the stored log does not end at {head_seq}")
-        try:
-            state = State.from_dict(conn.execute(_STATE, {"id": match_id}).scalar_one())
-        except (ValueError, KeyError, TypeError):
-            # Stored by an engine with another state format: the log is the truth.
-            state = replay(config, [e.action for e in log])
+        if cached is not None and start:  # moved on by the new entries: cheaper than reading it
+            state = cached.state.copy()
+            for entry in log[start:]:
+                apply(state, entry.action)
+        else:
+            try:
+                state = State.from_dict(conn.execute(_STATE, {"id": match_id}).scalar_one())
+            except (ValueError, KeyError, TypeError):
+                # Stored by an engine with another state format: the log is the truth.
+                state = replay(config, [e.action for e in log])
         self._committed.put(match_id, _Committed(tuple(log), state.copy()))
         return tuple(log), state
 
@@ -410,10 +452,10 @@ class MatchStore:
         now: datetime,
     ) -> None:
         # Unique-constraint violations surface here, inside the transaction.
-        conn.execute(insert(COMMITS).values(
-            match_id=match_id, base_seq=base, head_seq=base + len(entries), seat=seat,
-            created_at=now))
-        conn.execute(insert(MOVES), [
+        conn.execute(_INSERT_COMMIT, {
+            "match_id": match_id, "base_seq": base, "head_seq": base + len(entries),
+            "seat": seat, "created_at": now})
+        conn.execute(_INSERT_MOVES, [
             {"match_id": match_id, "seq": e.seq, "action": str(e.action), "seat": e.seat,
              "base_seq": e.base_seq, "created_at": e.at}
             for e in entries
@@ -427,14 +469,15 @@ class MatchStore:
         sig = draft_sig(draft)
         if sig == stored:
             return
-        where = (DRAFTS.c.match_id == match_id, DRAFTS.c.seat == draft.seat)
         if not sig[1] and not sig[2]:
             if stored is not None:
-                conn.execute(delete(DRAFTS).where(*where))
+                conn.execute(_DELETE_DRAFT, {"match": match_id, "of_seat": draft.seat})
             return
-        values = {"base_seq": sig[0], "steps": list(sig[1]), "redo": list(sig[2]),
-                  "updated_at": now}
         if stored is None:
-            conn.execute(insert(DRAFTS).values(match_id=match_id, seat=draft.seat, **values))
+            conn.execute(_INSERT_DRAFT, {
+                "match_id": match_id, "seat": draft.seat, "base_seq": sig[0],
+                "steps": list(sig[1]), "redo": list(sig[2]), "updated_at": now})
         else:
-            conn.execute(update(DRAFTS).where(*where).values(**values))
+            conn.execute(_UPDATE_DRAFT, {
+                "match": match_id, "of_seat": draft.seat, "base": sig[0],
+                "draft_steps": list(sig[1]), "draft_redo": list(sig[2]), "now": now})

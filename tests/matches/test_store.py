@@ -192,9 +192,10 @@ def test_a_commit_that_skipped_the_lock_still_cannot_fork_the_log(
     loads = [stale]
     real_load = MatchStore._load
 
-    def stale_load(self: MatchStore, conn: Any, match_id: str, head: int, drafts: Any) -> Any:
+    def stale_load(self: MatchStore, conn: Any, match_id: str, head: int, drafts: Any,
+                   rows: Any = None) -> Any:
         if not loads:
-            return real_load(self, conn, match_id, head, drafts)
+            return real_load(self, conn, match_id, head, drafts, rows)
         # What the database held at the stale head: both drafts, stored on that base.
         return loads.pop(), {s: draft_sig(d) for s, d in stale.drafts.items()}
 
