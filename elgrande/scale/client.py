@@ -131,12 +131,16 @@ class SeatClient:
 
     async def _read(self) -> None:
         assert self._ws is not None
+        log: list[Any] = []  # the move log so far
         try:
             async for text in self._ws:
                 message = orjson.loads(text)
                 now = time.monotonic()
                 if message.get("type") == "state":
                     state = message["state"]
+                    if "log_from" in state:  # only the new lines of the move log, as the page
+                        state["log"] = log[:state.pop("log_from")] + state["log"]
+                    log = state["log"]
                     answer = self._answers.pop(message.get("ack", -1), None)
                     if answer is not None and not answer.done():
                         answer.set_result({"error": self._error, "state": state})

@@ -37,14 +37,46 @@ VIEW_CACHE_SIZE = 4096  # seat views (as JSON) kept in memory
 
 
 @dataclass(frozen=True)
+class ShownLog:
+    """A move log as sent: the JSON of each line, and whether it is the public one (no
+    secret choice unrevealed: the same for everyone, and only ever extended)."""
+
+    lines: tuple[str, ...]
+    public: bool
+    text: str  # the whole log as a JSON array
+
+    @classmethod
+    def of(cls, lines: tuple[str, ...], public: bool) -> ShownLog:
+        return cls(lines, public, f"[{','.join(lines)}]")
+
+
+@dataclass(frozen=True)
 class SeatState:
     """One seat's (or a spectator's) view of a game as sent to its pages. ``key`` names
     what it was built from, the committed sequence and the seat's draft, so equal keys
-    mean equal views: each is built once per change, whoever asks."""
+    mean equal views: each is built once per change, whoever asks. Only JSON text is
+    kept (cheap for the garbage collector, however many views are cached)."""
 
     key: tuple[Any, ...]
-    data: dict[str, Any]  # shared between callers: never to be modified
-    text: str  # ``data`` as JSON
+    head: str  # the view's JSON object without its log and closing brace
+    log: ShownLog
+
+    @property
+    def text(self) -> str:
+        return f'{self.head},"log":{self.log.text}}}'
+
+    @property
+    def data(self) -> dict[str, Any]:
+        found: dict[str, Any] = orjson.loads(self.text)
+        return found
+
+    def text_after(self, lines_seen: int | None) -> str:
+        """The view for a page that holds the first ``lines_seen`` lines of the public
+        log: only the lines after them ("log_from" says where they go)."""
+        if lines_seen is None or not self.log.public or lines_seen > len(self.log.lines):
+            return self.text
+        rest = ",".join(self.log.lines[lines_seen:])
+        return f'{self.head},"log_from":{lines_seen},"log":[{rest}]}}'
 
 
 def to_json(value: Any) -> str:
@@ -86,9 +118,9 @@ class Games:
         self._views_lock = threading.Lock()
         self._lines: dict[str, tuple[EntryLines, ...]] = {}  # per match: its log in words
         self._bot_games: dict[str, int | None] = {}  # match id -> game id if it has bots
-        self._logs: OrderedDict[tuple[Any, ...], tuple[list[dict[str, Any]], str]] = OrderedDict()
-        # per match: (entries, public log, its JSON) of the longest public log made
-        self._public_logs: dict[str, tuple[int, list[dict[str, Any]], str]] = {}
+        self._logs: OrderedDict[tuple[Any, ...], ShownLog] = OrderedDict()
+        # per match: (entries, log) of the longest public log made
+        self._public_logs: dict[str, tuple[int, ShownLog]] = {}
 
     # ----------------------------------------------------------------- lobby
 
@@ -341,21 +373,21 @@ class Games:
         # (The seat whose secret choice alone is unrevealed sees it: its own log.)
         log_key = (match.id, match.seq, tuple(sorted(hidden)), bool(unrevealed))
         with self._views_lock:
-            made_log = self._logs.get(log_key)
-        if made_log is None:
-            made_log = self._log_shown(match.id, log, events, hidden, seat, names, lines,
-                                       public=not unrevealed)
+            shown_log = self._logs.get(log_key)
+        if shown_log is None:
+            shown_log = self._log_shown(match.id, log, events, hidden, seat, names, lines,
+                                        public=not unrevealed)
         data = present(match, seat, self.started_seats(game), game.id, events, lines,
-                       log_shown=made_log[0])
-        rest = to_json({k: v for k, v in data.items() if k != "log"})
-        made = SeatState(key, data, f'{rest[:-1]},"log":{made_log[1]}}}')
+                       log_shown=[])
+        del data["log"]
+        made = SeatState(key, to_json(data)[:-1], shown_log)
         with self._views_lock:
             if len(lines) > len(self._lines.get(match.id, ())):
                 self._lines.pop(match.id, None)
                 self._lines[match.id] = lines  # most recent last
                 while len(self._lines) > EVENT_CACHE_SIZE:
                     self._lines.pop(next(iter(self._lines)))
-            self._logs[log_key] = made_log
+            self._logs[log_key] = shown_log
             while len(self._logs) > EVENT_CACHE_SIZE:
                 self._logs.popitem(last=False)
             self._views[key] = made
@@ -365,29 +397,28 @@ class Games:
 
     def _log_shown(self, match_id: str, log: list[Action], events: list[list[dict[str, Any]]],
                    hidden: set[int], seat: int | None, names: list[str],
-                   lines: tuple[EntryLines, ...], public: bool) -> tuple[list[dict[str, Any]], str]:
-        """The move log as ``seat`` sees it, and its JSON. When it is ``public`` (no
-        secret choice unrevealed, so the same for everyone), the last one made for the
-        match is extended by the new entries (the log only grows)."""
+                   lines: tuple[EntryLines, ...], public: bool) -> ShownLog:
+        """The move log as ``seat`` sees it. When it is ``public`` (no secret choice
+        unrevealed, so the same for everyone), the last one made for the match is
+        extended by the new entries (the log only grows)."""
         if not public:
-            shown = move_log(log, events, hidden, seat, names, lines)
-            return shown, to_json(shown)
+            made = move_log(log, events, hidden, seat, names, lines)
+            return ShownLog.of(tuple(to_json(line) for line in made), False)
         with self._views_lock:
-            seen, old, old_text = self._public_logs.get(match_id, (0, [], "[]"))
+            seen, old = self._public_logs.get(match_id, (0, ShownLog.of((), True)))
         if seen > len(log):
-            seen, old, old_text = 0, [], "[]"
+            seen, old = 0, ShownLog.of((), True)
         added = move_log(log, events, hidden, seat, names, lines, start=seen)
         if not added:
-            return old, old_text
-        added_text = to_json(added)
-        made = (old + added, added_text if not old else f"{old_text[:-1]},{added_text[1:]}")
+            return old
+        shown = ShownLog.of(old.lines + tuple(to_json(line) for line in added), True)
         with self._views_lock:
             if len(log) >= self._public_logs.get(match_id, (0,))[0]:
                 self._public_logs.pop(match_id, None)
-                self._public_logs[match_id] = (len(log), *made)
+                self._public_logs[match_id] = (len(log), shown)
                 while len(self._public_logs) > EVENT_CACHE_SIZE:
                     self._public_logs.pop(next(iter(self._public_logs)))
-        return made
+        return shown
 
     def _names(self, game: Game) -> list[str]:
         return [p.get("name") or f"Seat {p['seat'] + 1}" for p in self.started_seats(game)]

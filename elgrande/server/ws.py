@@ -6,7 +6,9 @@ Client -> server: {"type": "step", "action": "p1 bid 7", "seq": 12},
 A message may carry an integer "id"; the state sent in answer carries it as "ack".
 Server -> client: {"type": "state", "state": {...}, "ack": id?}, {"type": "lobby"} (the game has not
 started; the page reloads when it does), and {"type": "error", "code", "message"}
-followed by a fresh state. Only "something changed" travels between connections; each
+followed by a fresh state. A state may carry "log_from": k, and then its "log" holds only
+the lines after the first k lines of the log the connection received last (the public
+log only grows; a connection gets the whole log first, and whenever a secret is pending). Only "something changed" travels between connections; each
 connection then builds its own seat's view, so nothing secret is broadcast.
 """
 
@@ -55,6 +57,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     sub = svc.hub.subscribe(topic, seat)
 
     last_sent: list[Any] = [None]  # the key of the view this page has now
+    log_lines: list[int | None] = [None]  # lines of the public move log the page holds
     sending = asyncio.Lock()  # one view at a time, in order
 
     async def send_state(ack: Any = None, shown: Any = None, *, answer: bool = True,
@@ -79,11 +82,16 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
                     svc.games.seat_state_at, game, seat, change.seq, version)
             if shown is None or (last is not None and shown.key[2] < last[2]):
                 shown = await run_in_threadpool(svc.games.seat_state, game, seat)
+            # The page keeps the public move log: send only its new lines.
+            text = shown.text_after(log_lines[0])
             if isinstance(ack, int) and not isinstance(ack, bool):
-                await websocket.send_text(f'{{"type":"state","ack":{ack},"state":{shown.text}}}')
+                await websocket.send_text(f'{{"type":"state","ack":{ack},"state":{text}}}')
             elif answer or shown.key != last:
-                await websocket.send_text(f'{{"type":"state","state":{shown.text}}}')
+                await websocket.send_text(f'{{"type":"state","state":{text}}}')
+            else:
+                return
             last_sent[0] = shown.key
+            log_lines[0] = len(shown.log.lines) if shown.log.public else None
 
     async def pump() -> None:
         while True:

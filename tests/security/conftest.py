@@ -38,10 +38,6 @@ class Player(As):
         return self.post(f"/api/games/{game_id}/{command}", json=body,
                          headers={"x-csrf-token": self.csrf()}, **kw)
 
-    def ws(self, game_id: int) -> Any:
-        self.client.cookies.clear()
-        return self.client.websocket_connect(f"/ws/games/{game_id}", headers=self.headers())
-
 
 def make_app(tmp_path: Path, **settings: Any) -> Any:
     config = Settings(database_url=f"sqlite:///{tmp_path / 'security.db'}", secret_key=SECRET_KEY,

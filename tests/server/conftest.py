@@ -55,7 +55,41 @@ class As:
 
     def ws(self, game_id: int, **kw: Any) -> Any:
         self.client.cookies.clear()
-        return self.client.websocket_connect(f"/ws/games/{game_id}", headers=self.headers(kw.pop("headers", None)))
+        return PageSocket(self.client.websocket_connect(
+            f"/ws/games/{game_id}", headers=self.headers(kw.pop("headers", None))))
+
+
+class PageSocket:
+    """A game page's WebSocket as the page sees it: a state carrying "log_from" brings
+    only the new lines of the move log, completed from those received before (net.js)."""
+
+    def __init__(self, connecting: Any) -> None:
+        self._connecting = connecting
+        self._log: list[Any] = []
+        self.raw: list[dict[str, Any]] = []  # every message as it arrived
+
+    def __enter__(self) -> PageSocket:
+        self._ws = self._connecting.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._connecting.__exit__(*exc)
+
+    def receive_json(self) -> Any:
+        message = self._ws.receive_json()
+        self.raw.append(message)
+        if isinstance(message, dict) and message.get("type") == "state":
+            state = dict(message["state"])
+            if "log_from" in state:
+                start = state.pop("log_from")
+                assert 0 <= start <= len(self._log), "log_from beyond the lines received"
+                state["log"] = self._log[:start] + state["log"]
+            self._log = state["log"]
+            message = {**message, "state": state}
+        return message
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
 
 
 @pytest.fixture

@@ -19,9 +19,18 @@ export class Connection {
       for (const m of queued) ws.send(JSON.stringify(m));
       this.handlers.onStatus("live", true, queued.length);
     };
+    let log = [];  // the move log so far: a state may bring only its new lines
     ws.onmessage = (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === "state") this.handlers.onState(message.state, message.ack);
+      if (message.type === "state") {
+        const state = message.state;
+        if (state.log_from !== undefined) {
+          state.log = log.slice(0, state.log_from).concat(state.log);
+          delete state.log_from;
+        }
+        log = state.log;
+        this.handlers.onState(state, message.ack);
+      }
       else if (message.type === "error") this.handlers.onError(message);
       else if (message.type === "lobby") this.handlers.onLobby();
     };
