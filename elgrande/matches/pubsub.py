@@ -20,6 +20,11 @@ class MatchEvent:
     # event: that seat; a commit: every seat), so a listener holding that draft already
     # need not read it again. Versions are not secret: only the server sees events.
     drafts: tuple[tuple[int, str], ...] = ()
+    # A commit's new log entries (notation), the sequence they follow and when they were
+    # committed: other processes extend their cached log with them instead of reading it.
+    base: int | None = None
+    added: tuple[str, ...] = ()
+    at: str | None = None  # ISO 8601
 
 
 Listener = Callable[[MatchEvent], None]

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from elgrande.db.engine import make_engine, writer
 from elgrande.db.migrate import upgrade
 from elgrande.db.models import CommitRow, DraftRow, MatchRow, MoveRow
-from elgrande.rules import Action, GameConfig, State, apply, parse_action, replay
+from elgrande.rules import Action, GameConfig, IllegalAction, State, apply, parse_action, replay
 
 from . import record
 from .chance import commitment
@@ -176,6 +176,7 @@ class MatchStore:
         self._fixed: _Lru[str, _Fixed] = _Lru(CACHE_SIZE)
         self._committed: _Lru[str, _Committed] = _Lru(CACHE_SIZE)
         self._drafts: _Lru[tuple[str, int], tuple[DraftSig, Draft]] = _Lru(CACHE_SIZE * 5)
+        self.broker.subscribe(self._learn)  # first listener: before any page asks
 
     def close(self) -> None:
         """Close the database connections (only if the store created its engine)."""
@@ -330,8 +331,29 @@ class MatchStore:
             self._drafts.put((match_id, other.seat), (draft_sig(other), _clone(other)))
         versions = tuple((s, draft_version(match.drafts.get(s)))
                          for s in range(match.config.players))
-        self.broker.publish(MatchEvent(match_id, match.seq, "commit", seat, versions))
+        self.broker.publish(MatchEvent(match_id, match.seq, "commit", seat, versions, base,
+                                       tuple(str(e.action) for e in added), now.isoformat()))
         return match
+
+    def _learn(self, event: MatchEvent) -> None:
+        """Extends the cached log of a match by a commit made elsewhere (another process,
+        through the pub/sub), so its pages are served without reading the database."""
+        cached = self._committed.get(event.match_id)
+        if (event.kind != "commit" or event.base is None or event.at is None or cached is None
+                or len(cached.log) != event.base or event.seq != event.base + len(event.added)):
+            return
+        try:
+            at = _aware(datetime.fromisoformat(event.at))
+            state = cached.state.copy()
+            entries = []
+            for seq, text in enumerate(event.added, start=event.base + 1):
+                action = parse_action(text)
+                apply(state, action)
+                entries.append(LogEntry(seq, action, event.base, at))
+        except (ValueError, IllegalAction):
+            self._committed.pop(event.match_id)  # the database will tell
+            return
+        self._committed.put(event.match_id, _Committed(cached.log + tuple(entries), state))
 
     # -- internals -----------------------------------------------------------------
 

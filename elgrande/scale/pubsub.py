@@ -35,13 +35,17 @@ def make_broker(url: str | None) -> Broker:
 
 def encode(event: MatchEvent, origin: str) -> str:
     return json.dumps({"o": origin, "m": event.match_id, "s": event.seq, "k": event.kind,
-                       "t": event.seat, "d": event.drafts})
+                       "t": event.seat, "d": event.drafts, "b": event.base, "a": event.added,
+                       "w": event.at})
 
 
 def decode(data: str | bytes) -> tuple[str, MatchEvent]:
     raw = json.loads(data)
     drafts = tuple((int(seat), str(version)) for seat, version in raw.get("d", ()))
-    return raw["o"], MatchEvent(str(raw["m"]), int(raw["s"]), str(raw["k"]), raw["t"], drafts)
+    base = raw.get("b")
+    return raw["o"], MatchEvent(str(raw["m"]), int(raw["s"]), str(raw["k"]), raw["t"], drafts,
+                                None if base is None else int(base),
+                                tuple(str(a) for a in raw.get("a", ())), raw.get("w"))
 
 
 class RedisBroker:
