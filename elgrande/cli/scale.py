@@ -37,6 +37,9 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--via", choices=("ws", "http"), default="ws",
                         help="send the moves over the game page's WebSocket, as the page "
                         "does (default), or as JSON API requests")
+    parser.add_argument("--clients", type=int, default=2, metavar="C",
+                        help="processes running the scripted players, games split between "
+                        "them (default 2: one loop of players can itself be the limit)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the scripted players")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
@@ -49,7 +52,8 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
         result = bench.run(games=args.games, processes=args.processes, players=args.players,
                            rounds=args.rounds, seconds=args.seconds,
                            database_url=args.database_url, pubsub_url=args.pubsub_url,
-                           urls=args.urls, seed=args.seed, via=args.via)
+                           urls=args.urls, seed=args.seed, via=args.via,
+                           clients=args.clients)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}")
         return 2
@@ -58,7 +62,8 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
     else:
         lat, req = result["latency_ms"], result["request_ms"]
         print(f"{result['processes']} process(es), {result['games']} games of "
-              f"{result['players']} seats, moves via {result['via']}, {result['seconds']} s")
+              f"{result['players']} seats, moves via {result['via']}, "
+              f"{result['client_processes']} client process(es), {result['seconds']} s")
         print(f"committed moves: {result['moves']} ({result['moves_per_s']}/s); commits "
               f"{result['commits']} ({result['commits_per_s']}/s); requests "
               f"{result['requests']} ({result['requests_per_s']}/s)")

@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import multiprocessing
 import os
 import random
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,33 +175,67 @@ async def _settle(tally: Tally, clients: list[SeatClient]) -> None:
         tally.latencies_ms.append(latency)
 
 
-async def drive(urls: list[str], config: BenchConfig) -> dict[str, Any]:
+async def _drive_slots(urls: list[str], config: BenchConfig, slots: list[int],
+                       start_at: float) -> dict[str, Any]:
+    """Plays the games of ``slots`` from wall-clock time ``start_at`` for the configured
+    time; the raw tallies."""
+    await asyncio.sleep(max(0.0, start_at - time.time()))
     tally = Tally()
     started = time.monotonic()
     deadline = started + config.seconds
-    await asyncio.gather(*(_slot(urls, slot, config, tally, deadline)
-                           for slot in range(config.games)))
-    elapsed = time.monotonic() - started
-    latencies = tally.latencies_ms
+    await asyncio.gather(*(_slot(urls, slot, config, tally, deadline) for slot in slots))
+    return {"elapsed": time.monotonic() - started, "moves": tally.moves,
+            "commits": tally.commits, "requests": tally.requests,
+            "games_finished": tally.games_finished, "latencies_ms": tally.latencies_ms,
+            "request_ms": tally.request_ms, "conflicts": tally.conflicts,
+            "errors": tally.errors}
+
+
+def _drive_in_process(urls: list[str], config: BenchConfig, slots: list[int],
+                      start_at: float) -> dict[str, Any]:
+    return asyncio.run(_drive_slots(urls, config, slots, start_at))
+
+
+def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, Any]:
+    """Plays ``config.games`` games split over ``clients`` client processes (one asyncio
+    loop of scripted players can itself be the bottleneck, as a single load generator
+    would be; real players are on machines of their own), and reports them together."""
+    clients = max(1, min(clients, config.games))
+    shares = [list(range(config.games))[i::clients] for i in range(clients)]
+    start_at = time.time() + (1.0 if clients > 1 else 0.0)  # all begin together
+    if clients == 1:
+        parts = [_drive_in_process(urls, config, shares[0], start_at)]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(clients, mp_context=context) as pool:
+            parts = list(pool.map(_drive_in_process, [urls] * clients, [config] * clients,
+                                  shares, [start_at] * clients))
+    elapsed = max(part["elapsed"] for part in parts)
+    total = {key: sum(part[key] for part in parts)
+             for key in ("moves", "commits", "requests", "games_finished", "conflicts")}
+    latencies = [x for part in parts for x in part["latencies_ms"]]
+    requests = [x for part in parts for x in part["request_ms"]]
+    errors = [x for part in parts for x in part["errors"]]
     return {
         "processes": len(urls),
         "games": config.games,
         "players": config.players,
         "rounds": config.rounds,
         "via": config.via,
+        "client_processes": clients,
         "seconds": round(elapsed, 2),
-        "moves": tally.moves,
-        "commits": tally.commits,
-        "moves_per_s": round(tally.moves / elapsed, 1),
-        "commits_per_s": round(tally.commits / elapsed, 1),
-        "requests": tally.requests,
-        "requests_per_s": round(tally.requests / elapsed, 1),
-        "games_finished": tally.games_finished,
+        "moves": total["moves"],
+        "commits": total["commits"],
+        "moves_per_s": round(total["moves"] / elapsed, 1),
+        "commits_per_s": round(total["commits"] / elapsed, 1),
+        "requests": total["requests"],
+        "requests_per_s": round(total["requests"] / elapsed, 1),
+        "games_finished": total["games_finished"],
         "latency_ms": {f"p{q}": _round(percentile(latencies, q)) for q in (50, 95, 99)},
-        "request_ms": {f"p{q}": _round(percentile(tally.request_ms, q)) for q in (50, 95, 99)},
-        "conflicts": tally.conflicts,
-        "errors": len(tally.errors),
-        "error_samples": tally.errors[:5],
+        "request_ms": {f"p{q}": _round(percentile(requests, q)) for q in (50, 95, 99)},
+        "conflicts": total["conflicts"],
+        "errors": len(errors),
+        "error_samples": errors[:5],
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -210,11 +246,11 @@ def _round(value: float | None) -> float | None:
 
 def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
         database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
-        seed: int = 0, via: str = "ws") -> dict[str, Any]:
+        seed: int = 0, via: str = "ws", clients: int = 1) -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them."""
     config = BenchConfig(games, players, rounds, seconds, seed, via)
     if urls:
-        return asyncio.run(drive(urls, config))
+        return drive(urls, config, clients)
     if processes > 1 and not pubsub_url:
         raise ValueError("several processes need a shared pub/sub: pass --pubsub-url redis://...")
     with tempfile.TemporaryDirectory(prefix="elgrande-bench-") as tmp:
@@ -224,7 +260,7 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
             servers[0].start()  # runs the migrations alone
             for server in servers[1:]:
                 server.start()
-            result = asyncio.run(drive([s.url for s in servers], config))
+            result = drive([s.url for s in servers], config, clients)
         finally:
             for server in servers:
                 server.stop()

@@ -342,11 +342,19 @@ class Games:
         seat's draft at ``version``: from memory if this process has it, else read."""
         if game.match_id is None:
             raise PlayError("not_started", "this game has not started")
+        return self.remembered_state(game, seat, seq, version) or self.seat_state(game, seat)
+
+    def remembered_state(self, game: Game, seat: int | None, seq: int, version: str
+                         ) -> SeatState | None:
+        """``seat_state_at`` from this process's memory alone (no database, no waiting:
+        fit for the event loop), or None."""
+        if game.match_id is None:
+            return None
         found = self.known_state(view_key(game.match_id, seat, seq, version))
         if found is not None:
             return found
         match = self.store.cached_seat(game.match_id, seq, seat, version)
-        return self.seat_state(game, seat) if match is None else self._present(game, match, seat)
+        return None if match is None else self._present(game, match, seat)
 
     def known_state(self, key: tuple[Any, ...]) -> SeatState | None:
         """A view already built (in this process) for ``key``."""

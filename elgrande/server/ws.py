@@ -78,8 +78,8 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
                 key = view_key(game.match_id, seat, change.seq, version)
                 if key == last:
                     return
-                shown = svc.games.known_state(key) or await run_in_threadpool(
-                    svc.games.seat_state_at, game, seat, change.seq, version)
+                shown = svc.games.remembered_state(game, seat, change.seq, version) or (
+                    await run_in_threadpool(svc.games.seat_state, game, seat))
             if shown is None or (last is not None and shown.key[2] < last[2]):
                 shown = await run_in_threadpool(svc.games.seat_state, game, seat)
             # The page keeps the public move log: send only its new lines.
