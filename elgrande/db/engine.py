@@ -29,11 +29,15 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     url = database_url(url)
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    # Every worker thread of the web app (up to 40) may hold a connection: a pool much
+    # smaller than that would open (and set up) new connections under load, which for
+    # PostgreSQL means a new server process each time.
     if url.startswith("sqlite") and ":memory:" not in url:
-        # Every worker thread may hold a connection; a pool smaller than the thread pool
-        # would open (and set up) a new SQLite connection for most operations.
         kwargs.setdefault("pool_size", 48)
         kwargs.setdefault("max_overflow", 16)
+    elif url.startswith("postgresql"):
+        kwargs.setdefault("pool_size", 20)  # per process: mind max_connections (default 100)
+        kwargs.setdefault("max_overflow", 20)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine)

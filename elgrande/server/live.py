@@ -66,6 +66,11 @@ class Hub:
         loop = self.loop
         if loop is None or loop.is_closed():
             return
+        # Most notices concern no page of this process (another process's match, or a
+        # draft of a seat not open here): skip waking the event loop for those.
+        if not any(seat is None or sub.seat == seat
+                   for sub in list(self._subscribers.get(topic, ()))):
+            return
         loop.call_soon_threadsafe(self._deliver, topic, seat, change or Change())
 
     def _deliver(self, topic: str, seat: int | None, change: Change) -> None:
