@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import secrets
 import threading
 from collections.abc import Callable
@@ -73,6 +74,8 @@ class RedisBroker:
         self._stop = threading.Event()
         self.connected = threading.Event()  # set while the listener is subscribed
         self._thread: threading.Thread | None = None
+        self._sender: threading.Thread | None = None
+        self._outbox: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._publish_failing = False
         self.lost_at: datetime | None = None  # when the listener last lost Redis
@@ -90,12 +93,35 @@ class RedisBroker:
     # -- the Redis side -------------------------------------------------------------
 
     def send(self, event: MatchEvent) -> None:
-        """Only to the other processes. A second attempt takes a fresh connection (the
-        pooled one may date from before a Redis restart)."""
-        data = encode(event, self.origin)
+        """Only to the other processes. Queued for the sender thread, so a command never
+        waits for Redis; events go out in order, several in one round trip under load."""
+        self._outbox.put(encode(event, self.origin))
+        self.start()
+
+    def _send_loop(self) -> None:
+        while True:
+            batch = [self._outbox.get()]
+            while True:  # whatever else is waiting goes in the same round trip
+                try:
+                    batch.append(self._outbox.get_nowait())
+                except queue.Empty:
+                    break
+            if None in batch:  # closing
+                self._publish([data for data in batch if data is not None])
+                return
+            self._publish(batch)
+
+    def _publish(self, batch: list[str]) -> None:
+        """A second attempt takes a fresh connection (the pooled one may date from before
+        a Redis restart)."""
+        if not batch:
+            return
         for attempt in (1, 2):
             try:
-                self._client.publish(self.channel, data)
+                with self._client.pipeline(transaction=False) as pipe:
+                    for data in batch:
+                        pipe.publish(self.channel, data)
+                    pipe.execute()
             except (redis.RedisError, OSError) as exc:
                 if attempt == 2:
                     if not self._publish_failing:
@@ -120,9 +146,16 @@ class RedisBroker:
                 self._thread = threading.Thread(target=self._listen, name="redis-broker",
                                                 daemon=True)
                 self._thread.start()
+            if self._sender is None:
+                self._sender = threading.Thread(target=self._send_loop, name="redis-sender",
+                                                daemon=True)
+                self._sender.start()
 
     def close(self) -> None:
         self._stop.set()
+        self._outbox.put(None)  # the sender sends what is queued, then stops
+        if self._sender is not None:
+            self._sender.join(timeout=5)
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._client.close()
