@@ -24,8 +24,8 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         help="server processes to start (default 1)")
     parser.add_argument("--players", type=int, default=3, choices=range(2, 6), metavar="N",
                         help="seats per game, every one a scripted client (default 3)")
-    parser.add_argument("--rounds", type=int, default=6, choices=(6, 9),
-                        help="rounds per game (default 6); finished games are replaced")
+    parser.add_argument("--rounds", type=int, default=9, choices=(6, 9),
+                        help="rounds per game (default 9, the standard game); finished games are replaced")
     parser.add_argument("--seconds", type=float, default=20.0, metavar="T",
                         help="how long to drive the games (default 20)")
     parser.add_argument("--database-url", metavar="URL",

@@ -57,7 +57,7 @@ class Tally:
 class BenchConfig:
     games: int = 8
     players: int = 3
-    rounds: int = 6
+    rounds: int = 9  # the standard game, as the lobby offers it first
     seconds: float = 20.0
     seed: int = 0
     via: str = "ws"  # moves over the page's WebSocket ("ws") or the JSON API ("http")
