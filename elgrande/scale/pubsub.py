@@ -106,10 +106,9 @@ class RedisBroker:
                     batch.append(self._outbox.get_nowait())
                 except queue.Empty:
                     break
-            if None in batch:  # closing
-                self._publish([data for data in batch if data is not None])
+            self._publish([data for data in batch if data is not None])
+            if None in batch:  # closing: what was queued before has gone out
                 return
-            self._publish(batch)
 
     def _publish(self, batch: list[str]) -> None:
         """A second attempt takes a fresh connection (the pooled one may date from before

@@ -241,3 +241,48 @@ def test_a_seat_load_holds_only_that_seats_draft_and_the_cache_follows_commits(
         assert loaded.state == replay(loaded.config, loaded.actions)
     fresh.close()
     store.close()
+
+
+def test_another_store_follows_commits_from_their_notices_alone(db_url: str) -> None:
+    """Two stores (two processes) on one database, the second hearing the first's
+    notices as a pub/sub relays them: it extends its cached log from each commit notice
+    and builds the seats' matches from memory, equal to what the database holds."""
+    writer_store = MatchStore(db_url)
+    reader = MatchStore(db_url, migrate=False)
+    writer_store.broker.subscribe(reader.broker.publish)  # the relay
+    match_id = writer_store.add(at_secret_choice(3, seed="notices"))
+    reader.load(match_id)  # warm: the reader has seen the match once
+    fresh = MatchStore(db_url, migrate=False)  # what the database holds
+    rng = random.Random(5)
+    checked = 0
+    notices: list[MatchEvent] = []
+    writer_store.broker.subscribe(notices.append)
+    while checked < 12 and not (spectator := writer_store.view(match_id, None)).over:
+        seat = rng.choice(spectator.to_act)
+        view = writer_store.view(match_id, seat)
+        while view.legal and not view.draft["at_boundary"]:
+            view = writer_store.step(match_id, seat, rng.choice(view.legal), base_seq=view.seq)
+        writer_store.finish(match_id, seat, base_seq=view.seq)
+        notice = notices[-1]
+        assert notice.kind == "commit" and notice.base is not None
+        assert notice.seq == notice.base + len(notice.added)
+        versions = dict(notice.drafts)
+        assert set(versions) == {0, 1, 2}
+        for s in (None, 0, 1, 2):
+            remembered = reader.cached_seat(match_id, notice.seq, s,
+                                            "" if s is None else versions[s])
+            if s is not None and versions[s]:
+                continue  # a draft this store has not seen: it reads it (not from memory)
+            assert remembered is not None, "built from memory, without the database"
+            stored = fresh.load_seat(match_id, s)
+            assert remembered.log == stored.log and remembered.state == stored.state
+            assert remembered.seat_view(s).to_dict() == stored.seat_view(s).to_dict()
+        checked += 1
+    assert checked == 12
+    # A notice that does not follow on from the cached log is ignored (the database
+    # tells the rest): the reader never invents a log.
+    reader._learn(MatchEvent(match_id, 10_000, "commit", 0, (), 9_999, ("p0 bid 1",),
+                             notices[-1].at))
+    assert reader.load(match_id).seq == writer_store.load(match_id).seq
+    for store in (writer_store, reader, fresh):
+        store.close()

@@ -47,6 +47,24 @@ def test_events_cross_between_processes(redis_server: RedisServer) -> None:
         b.close()
 
 
+def test_a_burst_of_events_crosses_whole_and_in_order(redis_server: RedisServer) -> None:
+    """Events go out from a sender thread, several per round trip: none is lost or
+    reordered, and every field (draft versions, a commit's new entries) arrives."""
+    a, b = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
+    try:
+        got_b = collect(b)
+        sent = [MatchEvent("m1", n, "commit", n % 3, ((0, ""), (1, f"{n}|p1 bid 3|")), n - 1,
+                           (f"p{n % 3} bid {1 + n % 13}",), "2026-11-29T12:00:00.000001+00:00")
+                if n % 4 else MatchEvent("m1", n, "draft", 1, ((1, f"{n}|p1 bid 3|"),))
+                for n in range(1, 301)]
+        for event in sent:
+            a.publish(event)
+        assert [got_b.get(timeout=5) for _ in sent] == sent
+    finally:
+        a.close()
+        b.close()
+
+
 def test_updates_resume_after_redis_restart(redis_server: RedisServer) -> None:
     a, b = RedisBroker(redis_server.url, retry_delay=0.05), RedisBroker(redis_server.url,
                                                                            retry_delay=0.05)

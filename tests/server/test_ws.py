@@ -126,3 +126,41 @@ def test_a_waiting_room_hears_when_the_game_starts(client: TestClient, anna: As,
         assert ws.receive_json() == {"type": "lobby"}
         start_game(anna, game_id, fill=True)
         assert ws.receive_json() == {"type": "lobby"}  # the page reloads into the game
+
+
+def test_a_page_gets_only_the_new_lines_of_the_move_log_and_keeps_the_whole_log(
+        client: TestClient, three_humans: tuple[int, As, As, As]) -> None:
+    """After its first state a page receives "log_from" and the new lines only; put
+    together as the page does (PageSocket, like net.js), its log is always the whole
+    one the JSON API shows, line for line."""
+    game_id, *players = three_humans  # seat i is players[i]
+    pages = [p.ws(game_id) for p in players]
+    sockets = [page.__enter__() for page in pages]
+    try:
+        states = [ws.receive_json()["state"] for ws in sockets]
+        ident = 0
+        for _ in range(6):  # six turns
+            seq = states[0]["seq"]
+            mover = states[0]["to_act"][0]
+            current = states[mover]
+            while current["seq"] == seq:  # a secret choice commits at once
+                ident += 1
+                if current["draft"]["can_finish"]:
+                    current = answer(sockets[mover], {"type": "finish", "seq": seq}, ident)
+                else:
+                    current = answer(sockets[mover], {"type": "step", "seq": seq,
+                                                      "action": current["legal"][0]["text"]}, ident)
+            states[mover] = current
+            for seat, ws in enumerate(sockets):  # every page catches up with the commit
+                while states[seat]["seq"] < current["seq"]:
+                    states[seat] = ws.receive_json()["state"]
+        for seat, ws in enumerate(sockets):
+            api = players[seat].get(f"/api/games/{game_id}").json()
+            assert states[seat]["seq"] == api["seq"] and states[seat]["log"] == api["log"]
+            raw = [m["state"] for m in ws.raw if m.get("type") == "state"]
+            assert "log_from" not in raw[0], "a new page gets the whole log first"
+            later = [s for s in raw[1:] if "log_from" in s]
+            assert later and all(len(s["log"]) < len(api["log"]) for s in later)
+    finally:
+        for page in pages:
+            page.__exit__(None, None, None)
