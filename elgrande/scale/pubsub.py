@@ -15,6 +15,7 @@ import secrets
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import redis
 
@@ -23,6 +24,12 @@ from elgrande.matches.pubsub import Broker, InProcessBroker, Listener, MatchEven
 log = logging.getLogger(__name__)
 
 CHANNEL = "elgrande:match-events"
+
+
+def draft_channel(channel: str, match_id: str, seat: int) -> str:
+    """Where a seat's draft changes go: only processes with a page of that seat listen
+    (most steps concern no other process, and receiving costs more than sending)."""
+    return f"{channel}:draft:{match_id}:{seat}"
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
@@ -75,7 +82,14 @@ class RedisBroker:
         self.connected = threading.Event()  # set while the listener is subscribed
         self._thread: threading.Thread | None = None
         self._sender: threading.Thread | None = None
-        self._outbox: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
+        # Draft channels this process listens to, with how many pages want each; the
+        # listening thread (the only one to touch its connection) applies the changes.
+        self._watched: dict[str, int] = {}
+        self._watch_changes: queue.SimpleQueue[str] = queue.SimpleQueue()
+        # The draft channels other processes listen to (by their origin), as announced:
+        # a draft change nobody else listens to is not sent at all.
+        self._listeners_elsewhere: dict[str, set[str]] = {}
         self._lock = threading.Lock()
         self._publish_failing = False
         self.lost_at: datetime | None = None  # when the listener last lost Redis
@@ -95,8 +109,37 @@ class RedisBroker:
     def send(self, event: MatchEvent) -> None:
         """Only to the other processes. Queued for the sender thread, so a command never
         waits for Redis; events go out in order, several in one round trip under load."""
-        self._outbox.put(encode(event, self.origin))
+        channel = self.channel
+        if event.kind == "draft" and event.seat is not None:
+            channel = draft_channel(self.channel, event.match_id, event.seat)
+            with self._lock:
+                if not self._listeners_elsewhere.get(channel):
+                    return  # no other process has a page of this seat: most steps
+        self._outbox.put((channel, encode(event, self.origin)))
         self.start()
+
+    def _announce(self, kind: str, channel: str | None = None) -> None:
+        """Tells the other processes which draft channels this one listens to ("watch",
+        "unwatch"), or asks them to tell theirs ("hello", after (re)connecting)."""
+        self._outbox.put((self.channel, json.dumps({"o": self.origin, "c": kind,
+                                                    "ch": channel})))
+        self.start()
+
+    def _on_control(self, origin: str, kind: str, channel: str | None) -> None:
+        if origin == self.origin:
+            if kind == "watch" and channel is not None:
+                # Every process has heard we listen now: the seat's pages catch up with
+                # any draft change made before.
+                self._caught_up(channel)
+            return
+        with self._lock:
+            if kind == "watch" and channel is not None:
+                self._listeners_elsewhere.setdefault(channel, set()).add(origin)
+            elif kind == "unwatch" and channel is not None:
+                self._listeners_elsewhere.get(channel, set()).discard(origin)
+            mine = list(self._watched) if kind == "hello" else []
+        for own in mine:  # a process (re)joined: tell it what we listen to
+            self._announce("watch", own)
 
     def _send_loop(self) -> None:
         while True:
@@ -110,7 +153,7 @@ class RedisBroker:
             if None in batch:  # closing: what was queued before has gone out
                 return
 
-    def _publish(self, batch: list[str]) -> None:
+    def _publish(self, batch: list[tuple[str, str]]) -> None:
         """A second attempt takes a fresh connection (the pooled one may date from before
         a Redis restart)."""
         if not batch:
@@ -118,8 +161,8 @@ class RedisBroker:
         for attempt in (1, 2):
             try:
                 with self._client.pipeline(transaction=False) as pipe:
-                    for data in batch:
-                        pipe.publish(self.channel, data)
+                    for channel, data in batch:
+                        pipe.publish(channel, data)
                     pipe.execute()
             except (redis.RedisError, OSError) as exc:
                 if attempt == 2:
@@ -130,6 +173,54 @@ class RedisBroker:
             else:
                 self._publish_failing = False
                 return
+
+    def watch(self, match_id: str, seat: int) -> None:
+        """A page of ``seat`` is open here: hear that seat's draft changes made by other
+        processes. Once every process knows, a draft notice for the seat is published
+        here, so the page catches up with any change made before."""
+        channel = draft_channel(self.channel, match_id, seat)
+        with self._lock:
+            self._watched[channel] = self._watched.get(channel, 0) + 1
+            first = self._watched[channel] == 1
+        if first:
+            self._watch_changes.put(channel)
+
+    def listening_elsewhere(self, match_id: str, seat: int) -> int:
+        """How many other processes have said they listen to this seat's drafts."""
+        with self._lock:
+            return len(self._listeners_elsewhere.get(
+                draft_channel(self.channel, match_id, seat), ()))
+
+    def unwatch(self, match_id: str, seat: int) -> None:
+        channel = draft_channel(self.channel, match_id, seat)
+        with self._lock:
+            left = self._watched.get(channel, 0) - 1
+            if left > 0:
+                self._watched[channel] = left
+                return
+            self._watched.pop(channel, None)
+        self._watch_changes.put(channel)
+
+    def _apply_watches(self, pubsub: Any) -> None:
+        """In the listening thread: (un)subscribe the draft channels that changed."""
+        while True:
+            try:
+                channel = self._watch_changes.get_nowait()
+            except queue.Empty:
+                return
+            with self._lock:
+                wanted = channel in self._watched
+            if wanted:
+                pubsub.subscribe(channel)
+                self._announce("watch", channel)
+            else:
+                pubsub.unsubscribe(channel)
+                self._announce("unwatch", channel)
+
+    def _caught_up(self, channel: str) -> None:
+        """A refresh for the pages of the seat whose draft channel we now hear."""
+        match_id, _, seat = channel.removeprefix(f"{self.channel}:draft:").rpartition(":")
+        self._local.publish(MatchEvent(match_id, -1, "draft", int(seat)))
 
     def receive(self, listener: Listener) -> Callable[[], None]:
         """Listen to the other processes' events only (used by ``relay``)."""
@@ -164,7 +255,12 @@ class RedisBroker:
         while not self._stop.is_set():
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
-                pubsub.subscribe(self.channel)
+                with self._lock:
+                    watched = list(self._watched)
+                pubsub.subscribe(self.channel, *watched)
+                self._announce("hello")
+                for channel in watched:
+                    self._announce("watch", channel)
                 self.connected.set()
                 if not first:
                     log.warning("Redis is back; refreshing live pages")
@@ -175,10 +271,16 @@ class RedisBroker:
                             log.exception("Redis reconnect callback failed")
                 first = False
                 while not self._stop.is_set():
-                    message = pubsub.get_message(timeout=0.5)
+                    self._apply_watches(pubsub)
+                    message = pubsub.get_message(timeout=0.1)
                     if message is None or message.get("type") != "message":
                         continue
                     try:
+                        control = json.loads(message["data"])
+                        if isinstance(control, dict) and "c" in control:
+                            self._on_control(str(control["o"]), str(control["c"]),
+                                             control.get("ch"))
+                            continue
                         origin, event = decode(message["data"])
                     except (ValueError, KeyError, TypeError):
                         log.warning("ignoring a malformed message on %s", self.channel)

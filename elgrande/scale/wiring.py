@@ -64,6 +64,9 @@ def install(app: FastAPI, settings: Any) -> None:
             if broker is not store.broker:
                 stoppers.append(relay(store.broker, broker))
             broker.on_reconnect(refresh_recent(store, broker))
+            # A seat's draft changes reach only the processes with a page of that seat.
+            services.hub.on_open.append(broker.watch)
+            services.hub.on_close.append(broker.unwatch)
             starters.append(broker.start)
             stoppers.append(broker.close)
 

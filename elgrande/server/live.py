@@ -11,6 +11,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -51,14 +52,32 @@ class Hub:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: dict[str, set[Subscriber]] = {}
+        # Told when a seat's page of a match opens and closes here (match id, seat): a
+        # shared pub/sub then passes that seat's draft changes to this process only then.
+        self.on_open: list[Callable[[str, int], None]] = []
+        self.on_close: list[Callable[[str, int], None]] = []
 
     def subscribe(self, topic: str, seat: int | None) -> Subscriber:
         sub = Subscriber(topic, seat)
         self._subscribers.setdefault(topic, set()).add(sub)
+        self._tell(self.on_open, sub)
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
-        self._subscribers.get(sub.topic, set()).discard(sub)
+        found = self._subscribers.get(sub.topic, set())
+        if sub in found:
+            found.discard(sub)
+            self._tell(self.on_close, sub)
+
+    @staticmethod
+    def _tell(hooks: list[Callable[[str, int], None]], sub: Subscriber) -> None:
+        if sub.seat is None or not sub.topic.startswith("match:"):
+            return
+        for hook in hooks:
+            try:
+                hook(sub.topic.removeprefix("match:"), sub.seat)
+            except Exception:  # live pages must not fail on a pub/sub hiccup
+                log.exception("page open/close hook failed")
 
     def publish(self, topic: str, seat: int | None = None, change: Change | None = None) -> None:
         """Thread-safe: may be called from worker threads. `seat` set: only that

@@ -6,6 +6,7 @@ from __future__ import annotations
 import queue
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -53,13 +54,74 @@ def test_a_burst_of_events_crosses_whole_and_in_order(redis_server: RedisServer)
     a, b = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
     try:
         got_b = collect(b)
+        collect(a)
+        b.watch("m1", 1)  # a page of seat 1 is open in b: it hears that seat's drafts
+        assert got_b.get(timeout=5) == MatchEvent("m1", -1, "draft", 1)  # the catch-up
+        assert eventually(lambda: a.listening_elsewhere("m1", 1) == 1)
         sent = [MatchEvent("m1", n, "commit", n % 3, ((0, ""), (1, f"{n}|p1 bid 3|")), n - 1,
                            (f"p{n % 3} bid {1 + n % 13}",), "2026-11-29T12:00:00.000001+00:00")
                 if n % 4 else MatchEvent("m1", n, "draft", 1, ((1, f"{n}|p1 bid 3|"),))
                 for n in range(1, 301)]
         for event in sent:
             a.publish(event)
-        assert [got_b.get(timeout=5) for _ in sent] == sent
+        assert [news(got_b) for _ in sent] == sent
+    finally:
+        a.close()
+        b.close()
+
+
+def news(got: queue.Queue[MatchEvent]) -> MatchEvent:
+    """The next event, past the catch-up notices of watched seats (seq -1: pages refresh;
+    one comes whenever the processes (re)learn what this one listens to)."""
+    while (event := got.get(timeout=5)).seq == -1:
+        pass
+    return event
+
+
+def eventually(check: Any, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_draft_changes_reach_only_processes_with_a_page_of_that_seat(
+        redis_server: RedisServer) -> None:
+    """A seat's draft changes go out only while another process has said it has a page
+    of that seat open (most steps concern no other process)."""
+    a, b = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
+    try:
+        collect(a)
+        got_b = collect(b)
+        a.publish(MatchEvent("m1", 5, "draft", 0, ((0, "5|p0 bid 3|"),)))
+        a.publish(MatchEvent("m1", 5, "commit", 1))
+        assert news(got_b).kind == "commit", "no page of seat 0 in b: no draft news"
+        b.watch("m1", 0)
+        b.watch("m1", 0)  # two pages of the seat
+        assert got_b.get(timeout=5) == MatchEvent("m1", -1, "draft", 0)  # pages catch up
+        assert eventually(lambda: a.listening_elsewhere("m1", 0) == 1)
+        draft = MatchEvent("m1", 5, "draft", 0, ((0, "5|p0 bid 4|"),))
+        a.publish(draft)
+        assert news(got_b) == draft
+        b.unwatch("m1", 0)  # one page left: still listening
+        a.publish(draft)
+        assert news(got_b) == draft
+        b.unwatch("m1", 0)
+        assert eventually(lambda: a.listening_elsewhere("m1", 0) == 0)
+        a.publish(draft)
+        a.publish(MatchEvent("m1", 6, "commit", 1))
+        assert news(got_b).kind == "commit"
+        # A process that joins later learns what the others listen to.
+        b.watch("m1", 2)
+        assert eventually(lambda: a.listening_elsewhere("m1", 2) == 1)
+        c = RedisBroker(redis_server.url)
+        try:
+            collect(c)
+            assert eventually(lambda: c.listening_elsewhere("m1", 2) == 1)
+        finally:
+            c.close()
     finally:
         a.close()
         b.close()
