@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Connection, Engine, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, Table, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -65,21 +66,10 @@ _DRAFT_COLUMNS = (DRAFTS.c.seat, DRAFTS.c.base_seq, DRAFTS.c.steps, DRAFTS.c.red
 _ALL_DRAFTS = select(*_DRAFT_COLUMNS).where(DRAFTS.c.match_id == bindparam("id"))
 _SEAT_DRAFT = _ALL_DRAFTS.where(DRAFTS.c.seat == bindparam("seat"))
 
-# Writes, built once (statements built per call would be compiled, or looked up by a
-# freshly computed cache key, every time).
-_INSERT_COMMIT = insert(COMMITS)
-_INSERT_MOVES = insert(MOVES)
-_UPDATE_HEAD = update(MATCHES).where(MATCHES.c.id == bindparam("match")).values(
-    head_seq=bindparam("head"), state=bindparam("head_state"), over=bindparam("is_over"),
-    updated_at=bindparam("now"))
-_DRAFT_ROW = (DRAFTS.c.match_id == bindparam("match"), DRAFTS.c.seat == bindparam("of_seat"))
-_INSERT_DRAFT = insert(DRAFTS)
-_DELETE_DRAFT = delete(DRAFTS).where(*_DRAFT_ROW)
-
-# The two statements of every command (a step: read the head and the seat's draft, write
-# the draft) as plain SQL on the driver's connection, inside the transaction SQLAlchemy
-# began: they run hundreds of times a second, and Core's execution costs more than the
-# database's work. PostgreSQL locks the match row (SQLite: BEGIN IMMEDIATE already did).
+# The statements of the commands (read the head and the seat's draft, write the draft;
+# a commit's rows) as plain SQL on the driver's connection, inside the transaction
+# SQLAlchemy began: they run hundreds of times a second, and Core's execution costs more
+# than the database's work. PostgreSQL locks the match row (SQLite: BEGIN IMMEDIATE did).
 _FAST_SQL = {
     "head_and_draft": (
         "SELECT m.head_seq, d.seat, d.base_seq, d.steps, d.redo FROM matches m "
@@ -88,6 +78,19 @@ _FAST_SQL = {
     "update_draft": (
         "UPDATE match_drafts SET base_seq = %(base)s, steps = %(steps)s, redo = %(redo)s, "
         "updated_at = %(now)s WHERE match_id = %(match)s AND seat = %(seat)s"),
+    "insert_draft": (
+        "INSERT INTO match_drafts (match_id, seat, base_seq, steps, redo, updated_at) "
+        "VALUES (%(match)s, %(seat)s, %(base)s, %(steps)s, %(redo)s, %(now)s)"),
+    "delete_draft": "DELETE FROM match_drafts WHERE match_id = %(match)s AND seat = %(seat)s",
+    "insert_commit": (
+        "INSERT INTO match_commits (match_id, base_seq, head_seq, seat, created_at) "
+        "VALUES (%(match)s, %(base)s, %(head)s, %(seat)s, %(now)s)"),
+    "insert_move": (
+        "INSERT INTO match_moves (match_id, seq, action, seat, base_seq, created_at) "
+        "VALUES (%(match)s, %(seq)s, %(action)s, %(seat)s, %(base)s, %(now)s)"),
+    "update_head": (
+        "UPDATE matches SET head_seq = %(head)s, state = %(state)s, over = %(over)s, "
+        "updated_at = %(now)s WHERE id = %(match)s"),
 }
 
 
@@ -100,8 +103,9 @@ class _FastStatements:
         sql = dict(_FAST_SQL)
         if self.postgres:
             sql["head_and_draft_locked"] = sql["head_and_draft"] + " FOR UPDATE OF m"
-            sql["update_draft"] = sql["update_draft"].replace(
-                "%(steps)s", "%(steps)s::json").replace("%(redo)s", "%(redo)s::json")
+            sql = {k: v.replace("%(steps)s", "%(steps)s::json").replace(
+                "%(redo)s", "%(redo)s::json").replace("%(state)s", "%(state)s::json")
+                for k, v in sql.items()}
         else:  # sqlite3's named style
             sql = {k: re.sub(r"%\((\w+)\)s", r":\1", v) for k, v in sql.items()}
             sql["head_and_draft_locked"] = sql["head_and_draft"]
@@ -114,6 +118,21 @@ class _FastStatements:
             return list(cursor.fetchall()) if cursor.description else []
         finally:
             cursor.close()
+
+    def run_many(self, conn: Connection, name: str, rows: list[dict[str, Any]]) -> None:
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(self.sql[name], rows)
+        finally:
+            cursor.close()
+
+    @property
+    def integrity_error(self) -> type[Exception]:
+        """The driver's own IntegrityError (plain SQL bypasses SQLAlchemy's wrapping)."""
+        if self.postgres:
+            import psycopg
+            return psycopg.IntegrityError
+        return sqlite3.IntegrityError
 
     def json(self, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str | bytes) else value
@@ -357,14 +376,15 @@ class MatchStore:
                 now = utcnow()
                 added = match.finish(seat, base_seq, now)
                 self._add_commit(conn, match_id, seat, base, added, now)
-                conn.execute(_UPDATE_HEAD, {
-                    "match": match_id, "head": match.seq, "head_state": match.state.to_dict(),
-                    "is_over": match.over, "now": now})
+                self._fast.run(conn, "update_head", {
+                    "match": match_id, "head": match.seq,
+                    "state": json.dumps(match.state.to_dict()), "over": match.over,
+                    "now": self._fast.moment(now)})
                 if seat in stored:
-                    conn.execute(_DELETE_DRAFT, {"match": match_id, "of_seat": seat})
+                    self._fast.run(conn, "delete_draft", {"match": match_id, "seat": seat})
                 for other in match.drafts.values():  # rebased by the commit
                     self._save_draft(conn, match_id, other, stored.get(other.seat), now)
-        except IntegrityError as exc:
+        except (IntegrityError, self._fast.integrity_error) as exc:
             fresh = self.load_seat(match_id, seat)
             raise GameMovedOn(match_id, base, fresh.seq, fresh.seat_view(seat).to_dict()) from exc
         self._committed.put(match_id, _Committed(tuple(match.log), match.state.copy()))
@@ -506,8 +526,8 @@ class MatchStore:
             self._drafts.put((match.id, seat), (sig, _clone(draft)))
         return draft
 
-    @staticmethod
     def _add_commit(
+        self,
         conn: Connection,
         match_id: str,
         seat: int | None,
@@ -516,12 +536,12 @@ class MatchStore:
         now: datetime,
     ) -> None:
         # Unique-constraint violations surface here, inside the transaction.
-        conn.execute(_INSERT_COMMIT, {
-            "match_id": match_id, "base_seq": base, "head_seq": base + len(entries),
-            "seat": seat, "created_at": now})
-        conn.execute(_INSERT_MOVES, [
-            {"match_id": match_id, "seq": e.seq, "action": str(e.action), "seat": e.seat,
-             "base_seq": e.base_seq, "created_at": e.at}
+        self._fast.run(conn, "insert_commit", {
+            "match": match_id, "base": base, "head": base + len(entries), "seat": seat,
+            "now": self._fast.moment(now)})
+        self._fast.run_many(conn, "insert_move", [
+            {"match": match_id, "seq": e.seq, "action": str(e.action), "seat": e.seat,
+             "base": e.base_seq, "now": self._fast.moment(e.at)}
             for e in entries
         ])
 
@@ -535,14 +555,9 @@ class MatchStore:
             return
         if not sig[1] and not sig[2]:
             if stored is not None:
-                conn.execute(_DELETE_DRAFT, {"match": match_id, "of_seat": draft.seat})
+                self._fast.run(conn, "delete_draft", {"match": match_id, "seat": draft.seat})
             return
-        if stored is None:
-            conn.execute(_INSERT_DRAFT, {
-                "match_id": match_id, "seat": draft.seat, "base_seq": sig[0],
-                "steps": list(sig[1]), "redo": list(sig[2]), "updated_at": now})
-        else:
-            self._fast.run(conn, "update_draft", {
-                "match": match_id, "seat": draft.seat, "base": sig[0],
-                "steps": json.dumps(list(sig[1])), "redo": json.dumps(list(sig[2])),
-                "now": self._fast.moment(now)})
+        self._fast.run(conn, "insert_draft" if stored is None else "update_draft", {
+            "match": match_id, "seat": draft.seat, "base": sig[0],
+            "steps": json.dumps(list(sig[1])), "redo": json.dumps(list(sig[2])),
+            "now": self._fast.moment(now)})
