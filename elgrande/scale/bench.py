@@ -4,7 +4,8 @@ HTTP and WebSocket against P server processes (started here, or given by URL).
 Each seat of a game is a separate client (a guest account, its own cookies and
 WebSocket), and seat i of game g talks to process (g + i) mod P, so with P > 1 every
 turn crosses processes. A seat acts when its WebSocket shows it may: random legal
-steps through the JSON API, then "finish". Measured:
+steps, then "finish", sent over that WebSocket as the game page does (``via="http"``:
+through the JSON API). The players run in one or more client processes. Measured:
 
 - committed moves: seat actions in finished turns (chance steps not counted), per second;
 - latency of a commit: from sending the finishing request until every seat's WebSocket
