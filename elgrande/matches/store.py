@@ -52,8 +52,6 @@ MOVES: Table = MoveRow.__table__  # type: ignore[assignment]
 DRAFTS: Table = DraftRow.__table__  # type: ignore[assignment]
 COMMITS: Table = CommitRow.__table__  # type: ignore[assignment]
 
-_HEAD = select(MATCHES.c.head_seq).where(MATCHES.c.id == bindparam("id"))
-_HEAD_LOCKED = _HEAD.with_for_update()
 _FIXED = select(MATCHES.c.config, MATCHES.c.seed, MATCHES.c.created_at).where(
     MATCHES.c.id == bindparam("id"))
 _STATE = select(MATCHES.c.state).where(MATCHES.c.id == bindparam("id"))
@@ -75,6 +73,8 @@ _FAST_SQL = {
         "SELECT m.head_seq, d.seat, d.base_seq, d.steps, d.redo FROM matches m "
         "LEFT OUTER JOIN match_drafts d ON d.match_id = m.id AND d.seat = %(seat)s "
         "WHERE m.id = %(id)s"),
+    "head": "SELECT head_seq FROM matches WHERE id = %(id)s",
+    "all_drafts": "SELECT seat, base_seq, steps, redo FROM match_drafts WHERE match_id = %(id)s",
     "update_draft": (
         "UPDATE match_drafts SET base_seq = %(base)s, steps = %(steps)s, redo = %(redo)s, "
         "updated_at = %(now)s WHERE match_id = %(match)s AND seat = %(seat)s"),
@@ -103,12 +103,14 @@ class _FastStatements:
         sql = dict(_FAST_SQL)
         if self.postgres:
             sql["head_and_draft_locked"] = sql["head_and_draft"] + " FOR UPDATE OF m"
+            sql["head_locked"] = sql["head"] + " FOR UPDATE"
             sql = {k: v.replace("%(steps)s", "%(steps)s::json").replace(
                 "%(redo)s", "%(redo)s::json").replace("%(state)s", "%(state)s::json")
                 for k, v in sql.items()}
         else:  # sqlite3's named style
             sql = {k: re.sub(r"%\((\w+)\)s", r":\1", v) for k, v in sql.items()}
             sql["head_and_draft_locked"] = sql["head_and_draft"]
+            sql["head_locked"] = sql["head"]
         self.sql = sql
 
     def run(self, conn: Connection, name: str, params: dict[str, Any]) -> list[Any]:
@@ -448,12 +450,11 @@ class MatchStore:
             return int(head), []
         return int(head), [(seat_found, base, self._fast.json(steps), self._fast.json(redo))]
 
-    @staticmethod
-    def _head(conn: Connection, match_id: str, *, lock: bool) -> int:
-        head = conn.execute(_HEAD_LOCKED if lock else _HEAD, {"id": match_id}).scalar()
-        if head is None:
+    def _head(self, conn: Connection, match_id: str, *, lock: bool) -> int:
+        rows = self._fast.run(conn, "head_locked" if lock else "head", {"id": match_id})
+        if not rows:
             raise MatchNotFound(f"no match {match_id!r}")
-        return int(head)
+        return int(rows[0][0])
 
     def _load(
         self, conn: Connection, match_id: str, head_seq: int, drafts: int | str | None,
@@ -474,9 +475,12 @@ class MatchStore:
         if drafts is None:
             return match, stored
         if rows is None:
-            query, params = ((_ALL_DRAFTS, {"id": match_id}) if drafts == "all"
-                             else (_SEAT_DRAFT, {"id": match_id, "seat": drafts}))
-            rows = list(conn.execute(query, params))
+            if drafts == "all":
+                rows = [(seat, base, self._fast.json(steps), self._fast.json(redo))
+                        for seat, base, steps, redo in self._fast.run(
+                            conn, "all_drafts", {"id": match_id})]
+            else:
+                rows = list(conn.execute(_SEAT_DRAFT, {"id": match_id, "seat": drafts}))
         for seat, base_seq, steps, redo in rows:
             sig: DraftSig = (base_seq, tuple(steps), tuple(redo))
             stored[seat] = sig
