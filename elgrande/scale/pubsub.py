@@ -160,10 +160,13 @@ class RedisBroker:
             return
         for attempt in (1, 2):
             try:
-                with self._client.pipeline(transaction=False) as pipe:
-                    for channel, data in batch:
-                        pipe.publish(channel, data)
-                    pipe.execute()
+                if len(batch) == 1:  # the usual case: a plain command is cheaper
+                    self._client.publish(*batch[0])
+                else:
+                    with self._client.pipeline(transaction=False) as pipe:
+                        for channel, data in batch:
+                            pipe.publish(channel, data)
+                        pipe.execute()
             except (redis.RedisError, OSError) as exc:
                 if attempt == 2:
                     if not self._publish_failing:
