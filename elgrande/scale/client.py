@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import random
 import re
+import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,13 +28,20 @@ class ClientError(RuntimeError):
     pass
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every client: building one (loading the CA certificates) costs
+    more than a whole game's requests, and httpx would build one per client."""
+    return ssl.create_default_context()
+
+
 class SeatClient:
     """One player (a guest) talking to one server (``base_url``)."""
 
     def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
-                                      follow_redirects=False)
+                                      follow_redirects=False, verify=_tls())
         self.name = ""
         self.csrf = ""
         self.game_id: int | None = None
@@ -259,7 +268,7 @@ class SeatClient:
         await self.http.aclose()
         self.base_url = base_url.rstrip("/")
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=self.http.timeout,
-                                      follow_redirects=False, cookies=cookies)
+                                      follow_redirects=False, cookies=cookies, verify=_tls())
         await self.connect()
 
 
