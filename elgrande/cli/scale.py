@@ -40,6 +40,9 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--clients", type=int, default=2, metavar="C",
                         help="processes running the scripted players, games split between "
                         "them (default 2: one loop of players can itself be the limit)")
+    parser.add_argument("--client-nice", type=int, default=10, metavar="N",
+                        help="niceness of the client processes, so the servers under test "
+                        "get the CPU first on a shared machine (default 10; 0: equal)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the scripted players")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
@@ -53,7 +56,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            rounds=args.rounds, seconds=args.seconds,
                            database_url=args.database_url, pubsub_url=args.pubsub_url,
                            urls=args.urls, seed=args.seed, via=args.via,
-                           clients=args.clients)
+                           clients=args.clients, client_nice=args.client_nice)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}")
         return 2

@@ -62,6 +62,7 @@ class BenchConfig:
     seconds: float = 20.0
     seed: int = 0
     via: str = "ws"  # moves over the page's WebSocket ("ws") or the JSON API ("http")
+    client_nice: int = 10  # scheduling niceness of the client processes (0: as the servers)
 
 
 async def _arrival(client: SeatClient, seq: int, timeout: float) -> float | None:
@@ -194,6 +195,10 @@ async def _drive_slots(urls: list[str], config: BenchConfig, slots: list[int],
 
 def _drive_in_process(urls: list[str], config: BenchConfig, slots: list[int],
                       start_at: float) -> dict[str, Any]:
+    if config.client_nice and multiprocessing.parent_process() is not None:
+        # The players yield the CPU to the servers under test, as a load generator on a
+        # machine of its own would (here they share the cores with the servers).
+        os.nice(config.client_nice)
     try:  # the faster event loop the servers use too (uvicorn[standard] brings it)
         import uvloop
     except ImportError:
@@ -229,6 +234,7 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, A
         "rounds": config.rounds,
         "via": config.via,
         "client_processes": clients,
+        "client_nice": config.client_nice if clients > 1 else 0,
         "seconds": round(elapsed, 2),
         "moves": total["moves"],
         "commits": total["commits"],
@@ -252,9 +258,10 @@ def _round(value: float | None) -> float | None:
 
 def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
         database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
-        seed: int = 0, via: str = "ws", clients: int = 1) -> dict[str, Any]:
+        seed: int = 0, via: str = "ws", clients: int = 1, client_nice: int = 10
+        ) -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them."""
-    config = BenchConfig(games, players, rounds, seconds, seed, via)
+    config = BenchConfig(games, players, rounds, seconds, seed, via, client_nice)
     if urls:
         return drive(urls, config, clients)
     if processes > 1 and not pubsub_url:
