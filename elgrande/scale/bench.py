@@ -22,12 +22,17 @@ import math
 import multiprocessing
 import os
 import random
+import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm
 
 from .client import ClientError, SeatClient
 from .launch import ServerProcess
@@ -207,6 +212,28 @@ def _drive_in_process(urls: list[str], config: BenchConfig, slots: list[int],
     return result
 
 
+@contextlib.contextmanager
+def _progress(start_at: float, seconds: float) -> Iterator[None]:
+    """A bar of the run's time on stderr (shown on a terminal only), from a thread: the
+    players run elsewhere (other processes, or this thread's event loop)."""
+    done = threading.Event()
+
+    def show() -> None:
+        with tqdm(total=round(seconds), unit="s", desc="driving games", disable=None,
+                  file=sys.stderr, leave=False) as bar:
+            while not done.wait(0.5):
+                bar.n = min(round(seconds), max(0, round(time.time() - start_at)))
+                bar.refresh()
+
+    thread = threading.Thread(target=show, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=2)
+
+
 def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, Any]:
     """Plays ``config.games`` games split over ``clients`` client processes (one asyncio
     loop of scripted players can itself be the bottleneck, as a single load generator
@@ -214,13 +241,14 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, A
     clients = max(1, min(clients, config.games))
     shares = [list(range(config.games))[i::clients] for i in range(clients)]
     start_at = time.time() + (1.0 if clients > 1 else 0.0)  # all begin together
-    if clients == 1:
-        parts = [_drive_in_process(urls, config, shares[0], start_at)]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(clients, mp_context=context) as pool:
-            parts = list(pool.map(_drive_in_process, [urls] * clients, [config] * clients,
-                                  shares, [start_at] * clients))
+    with _progress(start_at, config.seconds):
+        if clients == 1:
+            parts = [_drive_in_process(urls, config, shares[0], start_at)]
+        else:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(clients, mp_context=context) as pool:
+                parts = list(pool.map(_drive_in_process, [urls] * clients,
+                                      [config] * clients, shares, [start_at] * clients))
     elapsed = max(part["elapsed"] for part in parts)
     total = {key: sum(part[key] for part in parts)
              for key in ("moves", "commits", "requests", "games_finished", "conflicts")}
