@@ -337,17 +337,11 @@ class Games:
         # Only this seat's draft is read: no other seat's draft is ever in the view.
         return self._present(game, self.store.load_seat(game.match_id, seat), seat)
 
-    def seat_state_at(self, game: Game, seat: int | None, seq: int, version: str) -> SeatState:
-        """``seat_state`` when a change notice said the match is at ``seq`` with the
-        seat's draft at ``version``: from memory if this process has it, else read."""
-        if game.match_id is None:
-            raise PlayError("not_started", "this game has not started")
-        return self.remembered_state(game, seat, seq, version) or self.seat_state(game, seat)
-
     def remembered_state(self, game: Game, seat: int | None, seq: int, version: str
                          ) -> SeatState | None:
-        """``seat_state_at`` from this process's memory alone (no database, no waiting:
-        fit for the event loop), or None."""
+        """``seat_state`` when a change notice said the match is at ``seq`` with the
+        seat's draft at ``version``, from this process's memory alone (no database, no
+        waiting: fit for the event loop); None if it does not hold it."""
         if game.match_id is None:
             return None
         found = self.known_state(view_key(game.match_id, seat, seq, version))
