@@ -18,18 +18,17 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from elgrande.cache import Lru
 from elgrande.db.engine import make_engine, writer
 from elgrande.db.migrate import upgrade
 from elgrande.db.models import CommitRow, DraftRow, MatchRow, MoveRow
@@ -41,9 +40,6 @@ from .draft import Draft, draft_version
 from .errors import GameMovedOn, MatchNotFound
 from .match import LogEntry, Match, SeatView, utcnow
 from .pubsub import Broker, InProcessBroker, MatchEvent
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
 
 CACHE_SIZE = 1024  # matches (and, times the seats, drafts) a store keeps in memory
 
@@ -152,33 +148,6 @@ def draft_sig(draft: Draft) -> DraftSig:
     return (draft.base_seq, tuple(map(str, draft.steps)), tuple(map(str, draft.redo_stack)))
 
 
-class _Lru(Generic[K, V]):
-    """A small thread-safe LRU map."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._lock = threading.Lock()
-        self._items: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: K, value: V) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def pop(self, key: K) -> None:
-        with self._lock:
-            self._items.pop(key, None)
-
-
 @dataclass(frozen=True)
 class _Fixed:
     """What never changes after a match is created."""
@@ -234,9 +203,9 @@ class MatchStore:
             if self.engine.dialect.name == "postgresql"
             else self.engine
         )
-        self._fixed: _Lru[str, _Fixed] = _Lru(CACHE_SIZE)
-        self._committed: _Lru[str, _Committed] = _Lru(CACHE_SIZE)
-        self._drafts: _Lru[tuple[str, int], tuple[DraftSig, Draft]] = _Lru(CACHE_SIZE * 5)
+        self._fixed: Lru[str, _Fixed] = Lru(CACHE_SIZE)
+        self._committed: Lru[str, _Committed] = Lru(CACHE_SIZE)
+        self._drafts: Lru[tuple[str, int], tuple[DraftSig, Draft]] = Lru(CACHE_SIZE * 5)
         self._fast = _FastStatements(self.engine.dialect.name)
         self.broker.subscribe(self._learn)  # first listener: before any page asks
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from elgrande.cache import Lru
 from elgrande.matches import Match, MatchError, MatchStore, draft_version
 from elgrande.rules import Action, GameConfig, State, apply, new_game, parse_action
 
@@ -112,15 +112,14 @@ class Games:
         self._events_lock = threading.Lock()
         # Seat lists of started games: final once a game has its match (every seat
         # change happens in the lobby, committed before the match is created).
-        self._started_seats: dict[int, list[dict[str, Any]]] = {}
-        self._seats_lock = threading.Lock()
-        self._views: OrderedDict[tuple[Any, ...], SeatState] = OrderedDict()
-        self._views_lock = threading.Lock()
-        self._lines: dict[str, tuple[EntryLines, ...]] = {}  # per match: its log in words
-        self._bot_games: dict[str, int | None] = {}  # match id -> game id if it has bots
-        self._logs: OrderedDict[tuple[Any, ...], ShownLog] = OrderedDict()
-        # per match: (entries, log) of the longest public log made
-        self._public_logs: dict[str, tuple[int, ShownLog]] = {}
+        self._started_seats: Lru[int, list[dict[str, Any]]] = Lru(SEATS_CACHE_SIZE)
+        # match id -> (game id if it has bots, else None): final once known
+        self._bot_games: Lru[str, tuple[int | None]] = Lru(SEATS_CACHE_SIZE)
+        self._views: Lru[tuple[Any, ...], SeatState] = Lru(VIEW_CACHE_SIZE)
+        self._lines: Lru[str, tuple[EntryLines, ...]] = Lru(EVENT_CACHE_SIZE)  # log in words
+        self._logs: Lru[tuple[Any, ...], ShownLog] = Lru(EVENT_CACHE_SIZE)
+        # per match: (entries, log) of the public log last made
+        self._public_logs: Lru[str, tuple[int, ShownLog]] = Lru(EVENT_CACHE_SIZE)
 
     # ----------------------------------------------------------------- lobby
 
@@ -177,17 +176,14 @@ class Games:
     def bot_game(self, match_id: str) -> int | None:
         """The id of the game playing this match if it has computer seats (None if not,
         or if the game does not know its match yet). Final once known: kept."""
-        with self._seats_lock:
-            if match_id in self._bot_games:
-                return self._bot_games[match_id]
+        known = self._bot_games.get(match_id)
+        if known is not None:
+            return known[0]
         game = self.by_match(match_id)
         if game is None:
             return None
         found = game.id if any(s["kind"] == "bot" for s in self.started_seats(game)) else None
-        with self._seats_lock:
-            self._bot_games[match_id] = found
-            while len(self._bot_games) > SEATS_CACHE_SIZE:
-                self._bot_games.pop(next(iter(self._bot_games)))
+        self._bot_games.put(match_id, (found,))
         return found
 
     def seats(self, game_id: int) -> list[dict[str, Any]]:
@@ -209,21 +205,16 @@ class Games:
         """``seats`` of a game; read once per process after the game has started."""
         if game.match_id is None:
             return self.seats(game.id)
-        with self._seats_lock:
-            found = self._started_seats.get(game.id)
+        found = self._started_seats.get(game.id)
         if found is None:
             found = self.seats(game.id)
-            with self._seats_lock:
-                self._started_seats[game.id] = found
-                while len(self._started_seats) > SEATS_CACHE_SIZE:
-                    self._started_seats.pop(next(iter(self._started_seats)))
+            self._started_seats.put(game.id, found)
         return [dict(s) for s in found]
 
     def seat_of(self, game_id: int, user_id: int | None) -> int | None:
         if user_id is None:
             return None
-        with self._seats_lock:
-            started = self._started_seats.get(game_id)
+        started = self._started_seats.get(game_id)
         if started is not None:
             return next((s["seat"] for s in started
                          if s["user_id"] == user_id and s["kind"] == "human"), None)
@@ -352,21 +343,20 @@ class Games:
 
     def known_state(self, key: tuple[Any, ...]) -> SeatState | None:
         """A view already built (in this process) for ``key``."""
-        with self._views_lock:
-            found = self._views.get(key)
-            if found is not None:
-                self._views.move_to_end(key)
-            return found
+        return self._views.get(key)
 
     def _present(self, game: Game, match: Match, seat: int | None) -> SeatState:
         draft = match.drafts.get(seat) if seat is not None else None
         key = view_key(match.id, seat, match.seq, draft_version(draft))
-        found = self.known_state(key)
+        found = self._views.get(key)
         if found is not None:
             return found
         events = self.events(match)
         names = self._names(game)
-        lines = entry_lines(match.actions, events, names, self._lines.get(match.id, ()))
+        known = self._lines.get(match.id) or ()
+        lines = entry_lines(match.actions, events, names, known)
+        if len(lines) > len(known):
+            self._lines.put(match.id, lines)
         # The move log is most of a view and, but for unrevealed secret choices, the same
         # for everyone: its JSON is made once per (match, sequence, what is hidden).
         log = match.actions
@@ -374,27 +364,15 @@ class Games:
         hidden = {i for i in unrevealed if log[i].seat != seat}
         # (The seat whose secret choice alone is unrevealed sees it: its own log.)
         log_key = (match.id, match.seq, tuple(sorted(hidden)), bool(unrevealed))
-        with self._views_lock:
-            shown_log = self._logs.get(log_key)
+        shown_log = self._logs.get(log_key)
         if shown_log is None:
             shown_log = self._log_shown(match.id, log, events, hidden, seat, names, lines,
                                         public=not unrevealed)
-        data = present(match, seat, self.started_seats(game), game.id, events, lines,
-                       log_shown=[])
+            self._logs.put(log_key, shown_log)
+        data = present(match, seat, self.started_seats(game), game.id, events, log_shown=[])
         del data["log"]
         made = SeatState(key, to_json(data)[:-1], shown_log)
-        with self._views_lock:
-            if len(lines) > len(self._lines.get(match.id, ())):
-                self._lines.pop(match.id, None)
-                self._lines[match.id] = lines  # most recent last
-                while len(self._lines) > EVENT_CACHE_SIZE:
-                    self._lines.pop(next(iter(self._lines)))
-            self._logs[log_key] = shown_log
-            while len(self._logs) > EVENT_CACHE_SIZE:
-                self._logs.popitem(last=False)
-            self._views[key] = made
-            while len(self._views) > VIEW_CACHE_SIZE:
-                self._views.popitem(last=False)
+        self._views.put(key, made)
         return made
 
     def _log_shown(self, match_id: str, log: list[Action], events: list[list[dict[str, Any]]],
@@ -406,20 +384,14 @@ class Games:
         if not public:
             made = move_log(log, events, hidden, seat, names, lines)
             return ShownLog.of(tuple(to_json(line) for line in made), False)
-        with self._views_lock:
-            seen, old = self._public_logs.get(match_id, (0, ShownLog.of((), True)))
+        seen, old = self._public_logs.get(match_id) or (0, ShownLog.of((), True))
         if seen > len(log):
             seen, old = 0, ShownLog.of((), True)
         added = move_log(log, events, hidden, seat, names, lines, start=seen)
         if not added:
             return old
         shown = ShownLog.of(old.lines + tuple(to_json(line) for line in added), True)
-        with self._views_lock:
-            if len(log) >= self._public_logs.get(match_id, (0,))[0]:
-                self._public_logs.pop(match_id, None)
-                self._public_logs[match_id] = (len(log), shown)
-                while len(self._public_logs) > EVENT_CACHE_SIZE:
-                    self._public_logs.pop(next(iter(self._public_logs)))
+        self._public_logs.put(match_id, (len(log), shown))
         return shown
 
     def _names(self, game: Game) -> list[str]:

@@ -211,7 +211,6 @@ def hand_values(mask: int) -> list[int]:
 
 def present(match: Match, seat: int | None, players: list[dict], game_id: int,
             events: list[list[dict[str, Any]]] | None = None,
-            lines: tuple[EntryLines, ...] | None = None,
             log_shown: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The JSON a seat's page renders: public board, own draft on top, own secret.
     `events[i]` are the engine's event records produced by log entry i (scorings)."""
@@ -226,14 +225,13 @@ def present(match: Match, seat: int | None, players: list[dict], game_id: int,
     state = redact(shown, seat)
     legal = [action_target(a) for a in draft.legal()] if draft is not None else []
     return board(state, committed, log, match.seq, seat, players, game_id, legal, draft, events,
-                 acting=to_act(shown), lines=lines, log_shown=log_shown)
+                 acting=to_act(shown), log_shown=log_shown)
 
 
 def board(state: State, committed: State, log: list[Action], seq: int, seat: int | None,
           players: list[dict], game_id: int, legal: list[dict[str, Any]], draft: Draft | None,
           events: list[list[dict[str, Any]]] | None = None,
           acting: list[int] | None = None,
-          lines: tuple[EntryLines, ...] | None = None,
           log_shown: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """`state` is what the viewer may see (redacted); `acting` who is to act in the true
     state (a redacted copy would count seats that have chosen as still choosing);
@@ -317,5 +315,5 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
             "can_redo": bool(draft and draft.redo_stack and not draft.at_boundary) and not finished,
             "can_finish": bool(draft and draft.at_boundary) and not finished,
         },
-        "log": log_shown if log_shown is not None else move_log(log, events, hidden, seat, names, lines),
+        "log": log_shown if log_shown is not None else move_log(log, events, hidden, seat, names),
     }
