@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.set_defaults(func=cmd_bench_engine)
     # Other areas add their benchmarks (`bench ai`, `bench server`) when they are installed.
-    for area in ("ai", "server", "scale"):
+    for area in ("ai", "server", "loadgen"):
         if importlib.util.find_spec(f"elgrande.cli.{area}") is not None:
             module = importlib.import_module(f"elgrande.cli.{area}")
             if hasattr(module, "register_bench"):

@@ -1,6 +1,6 @@
 """Real servers for the scale tests, started by the tests on free 127.0.0.1 ports:
 Debian's redis-server, a PostgreSQL that can be stopped and started again, and El Grande
-server processes (``elgrande.scale.launch``)."""
+server processes (``elgrande.loadgen.launch``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from elgrande.scale.launch import ServerProcess, free_port
+from elgrande.loadgen.launch import ServerProcess, free_port
 from tests.pg_server import PostgresServer
 
 __all__ = ["RedisServer", "RestartablePostgres", "ServerProcess", "redis_server"]

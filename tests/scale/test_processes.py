@@ -19,7 +19,7 @@ from sqlalchemy import delete, insert, select
 
 from elgrande.db.engine import make_engine, writer
 from elgrande.db.models import MoveRow
-from elgrande.scale.client import ClientError, SeatClient, Turn
+from elgrande.loadgen.client import ClientError, SeatClient, Turn
 from elgrande.scale.leases import utcnow
 from elgrande.scale.models import BotLease
 from elgrande.server.models import Game

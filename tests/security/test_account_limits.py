@@ -178,7 +178,7 @@ def test_zero_means_no_limit() -> None:
 
 
 def test_the_benchmark_servers_have_no_account_limit(tmp_path: Path) -> None:
-    from elgrande.scale.launch import ServerProcess
+    from elgrande.loadgen.launch import ServerProcess
 
     env = ServerProcess("sqlite:///unused.db", None, tmp_path).env
     limits = Limits.from_env(env)

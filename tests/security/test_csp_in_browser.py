@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, sync_playwright
 
-from elgrande.scale.launch import ServerProcess
+from elgrande.loadgen.launch import ServerProcess
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from elgrande.scale.client import CSRF_FIELD
-from elgrande.scale.launch import ServerProcess
+from elgrande.loadgen.client import CSRF_FIELD
+from elgrande.loadgen.launch import ServerProcess
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,5 +1,5 @@
 """`elgrande bench server`: load on the web app over real HTTP and WebSocket
-(elgrande.scale.bench). Registered by `register_bench(bench_subparsers)`."""
+(elgrande.loadgen.bench). Registered by `register_bench(bench_subparsers)`."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bench_server(args: argparse.Namespace) -> int:
-    from elgrande.scale import bench
+    from elgrande.loadgen import bench
 
     try:
         result = bench.run(games=args.games, processes=args.processes, players=args.players,
@@ -81,7 +81,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m elgrande.cli.scale [options]` = `elgrande bench server [options]`
+    """`python -m elgrande.cli.loadgen [options]` = `elgrande bench server [options]`
     (until the `elgrande bench` command discovers this module)."""
     parser = argparse.ArgumentParser(prog="elgrande bench")
     register_bench(parser.add_subparsers(dest="target", required=True))

@@ -7,8 +7,8 @@ import argparse
 
 import pytest
 
-from elgrande.cli.scale import register_bench
-from elgrande.scale import bench
+from elgrande.cli.loadgen import register_bench
+from elgrande.loadgen import bench
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -1,4 +1,4 @@
-"""Starts El Grande server processes (``uvicorn --factory elgrande.scale.asgi:create_app``)
+"""Starts El Grande server processes (``uvicorn --factory elgrande.asgi:create_app``)
 on free loopback ports, settings passed in the ELGRANDE_* environment. Used by
 ``elgrande bench server`` and the multi-process tests."""
 
@@ -49,7 +49,7 @@ class ServerProcess:
     def start(self, timeout: float = 60) -> ServerProcess:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--factory", "elgrande.scale.asgi:create_app",
+                [sys.executable, "-m", "uvicorn", "--factory", "elgrande.asgi:create_app",
                  "--host", "127.0.0.1", "--port", str(self.port), "--ws-max-size", "65536",
                  *self.uvicorn_args],
                 env=self.env, stdout=log, stderr=subprocess.STDOUT)
