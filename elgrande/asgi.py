@@ -1,21 +1,29 @@
-"""An app factory for running several processes before the web app wires these pieces
-in itself: ``uvicorn --factory elgrande.scale.asgi:create_app`` (settings from the
-ELGRANDE_* environment, see docs/deploy.md)."""
+"""The ASGI entry point for production servers:
+``uvicorn --factory elgrande.asgi:create_app`` (settings from the ELGRANDE_* environment
+or a .env file, see docs/deploy.md). Like ``elgrande serve`` it brings the database's
+schema up to date first (processes starting together wait for one another), and
+refuses a database that a newer version has upgraded."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI
 
-from elgrande.server import hardening
-from elgrande.server.app import create_app as create_web_app
+from elgrande.db.engine import make_engine
+from elgrande.migrations import upgrade
+from elgrande.server.app import create_app as build_app
 from elgrande.server.settings import Settings
 
-from . import install
+
+def prepare_database(url: str) -> None:
+    """Upgrade the schema (raises SchemaError for a database newer than the code)."""
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings.from_env()
-    app = create_web_app(settings)
-    hardening.install(app, settings)  # both are no-ops if the app already did it
-    install(app, settings)
-    return app
+def create_app() -> FastAPI:
+    settings = Settings.load()
+    prepare_database(settings.database_url)
+    return build_app(settings)

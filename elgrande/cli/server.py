@@ -1,19 +1,22 @@
-"""`elgrande serve`: run the web app (settings from ELGRANDE_* variables and options)."""
+"""`elgrande serve`: run the web app (settings from ELGRANDE_* variables, a .env file
+and options)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve", help="run the web server (SQLite file by default) and print its address",
-        description="Serve El Grande online. Options override the ELGRANDE_DATABASE_URL, "
-        "ELGRANDE_HOST, ELGRANDE_PORT and ELGRANDE_SECRET_KEY environment variables.",
+        description="Serve El Grande online. Settings come from ELGRANDE_* environment "
+        "variables and a .env file in the current folder (docs/server.md lists them all); "
+        "these options override them. The database's schema is upgraded at start.",
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--port", type=int, help="port, 0 to 65535 (default 8000; 0 picks a "
+                        "free one)")
     parser.add_argument("--database-url", help="SQLAlchemy URL (default sqlite:///elgrande.db)")
     parser.set_defaults(func=serve)
 
@@ -21,15 +24,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def serve(args: argparse.Namespace) -> int:
     import socket
 
-    import uvicorn
+    from elgrande.asgi import prepare_database
+    from elgrande.migrations import SchemaError
+    from elgrande.server.settings import Settings, SettingsError
 
-    from elgrande.server.app import create_app
-    from elgrande.server.settings import Settings
-
-    settings = Settings.from_env()
-    changes = {k: v for k, v in (("host", args.host), ("port", args.port),
-                                 ("database_url", args.database_url)) if v is not None}
-    settings = dataclasses.replace(settings, **changes)
+    try:
+        settings = Settings.load(host=args.host, port=args.port, database_url=args.database_url)
+    except SettingsError as exc:
+        print(f"elgrande serve: {exc}", file=sys.stderr)
+        return 2
     # Listen first, so the printed address is right (even for port 0) and usable at once.
     sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -37,8 +40,19 @@ def serve(args: argparse.Namespace) -> int:
         sock.bind((settings.host, settings.port))
         sock.listen(128)  # connections wait in the backlog until the app is up
     except OSError as exc:
-        print(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror}")
+        print(f"elgrande serve: cannot listen on {settings.host}:{settings.port}: "
+              f"{exc.strerror}", file=sys.stderr)
         return 1
+    try:
+        prepare_database(settings.database_url)
+    except SchemaError as exc:
+        print(f"elgrande serve: {exc}", file=sys.stderr)
+        return 1
+
+    import uvicorn
+
+    from elgrande.server.app import create_app
+
     host, port = sock.getsockname()[:2]
     app = create_app(settings)
     shown = f"[{host}]" if ":" in host else host

@@ -1,7 +1,7 @@
-"""Storage: SQLAlchemy 2 models and the one Alembic environment of the project."""
+"""The database base layer: the declarative ``Base`` and engines (an SQLite file in WAL
+mode by default, PostgreSQL by URL). No tables live here: each package owns its own."""
 
-from .engine import DEFAULT_URL, database_url, make_engine
-from .migrate import upgrade
-from .models import Base
+from .base import Base
+from .engine import DEFAULT_URL, make_engine, writer
 
-__all__ = ["DEFAULT_URL", "Base", "database_url", "make_engine", "upgrade"]
+__all__ = ["DEFAULT_URL", "Base", "make_engine", "writer"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 import time
@@ -10,8 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 
-DEFAULT_URL = "sqlite:///elgrande.db"
-URL_ENV = "ELGRANDE_DATABASE_URL"
+DEFAULT_URL = "sqlite:///elgrande.db"  # what `make run` uses
 
 # Execution option marking a connection that will write: on SQLite it begins with
 # BEGIN IMMEDIATE, so writers queue for the lock instead of failing on upgrade.
@@ -20,13 +18,7 @@ _HOLDS_WRITE_LOCK = "elgrande_holds_write_lock"
 WRITE_LOCK_TIMEOUT = 30.0  # seconds, as SQLite's busy_timeout
 
 
-def database_url(url: str | None = None) -> str:
-    """``url``, else $ELGRANDE_DATABASE_URL, else ``sqlite:///elgrande.db``."""
-    return url or os.environ.get(URL_ENV) or DEFAULT_URL
-
-
-def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
-    url = database_url(url)
+def make_engine(url: str, **kwargs: Any) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     # Every worker thread of the web app (up to 40) may hold a connection: a pool much

@@ -199,7 +199,7 @@ class Match:
     def check_base(self, seat: int | None, base_seq: int | None) -> None:
         """Refuse a request based on an older committed log than the current one."""
         if base_seq is not None and base_seq != self.seq:
-            raise GameMovedOn(self.id, base_seq, self.seq, self.seat_view(seat).to_dict())
+            raise GameMovedOn(self, seat, base_seq)
 
     # -- the seat's operations -----------------------------------------------------
 

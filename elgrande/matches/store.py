@@ -30,8 +30,6 @@ from sqlalchemy.orm import Session
 
 from elgrande.cache import Lru
 from elgrande.db.engine import make_engine, writer
-from elgrande.db.migrate import upgrade
-from elgrande.db.models import CommitRow, DraftRow, MatchRow, MoveRow
 from elgrande.rules import Action, GameConfig, IllegalAction, State, apply, parse_action, replay
 
 from . import record
@@ -40,6 +38,7 @@ from .draft import Draft, draft_version
 from .errors import GameMovedOn, MatchNotFound
 from .match import LogEntry, Match, SeatView, utcnow
 from .pubsub import Broker, InProcessBroker, MatchEvent
+from .tables import CommitRow, DraftRow, MatchRow, MoveRow
 
 CACHE_SIZE = 1024  # matches (and, times the seats, drafts) a store keeps in memory
 
@@ -188,12 +187,13 @@ class MatchStore:
         *,
         engine: Engine | None = None,
         broker: Broker | None = None,
-        migrate: bool = True,
     ) -> None:
+        """The database must already have the schema (``elgrande db upgrade``, or
+        ``elgrande.migrations.upgrade(engine)``): a store never migrates."""
+        if (url is None) == (engine is None):
+            raise ValueError("give a database url or an engine, not both")
         self._own_engine = engine is None
-        self.engine = engine if engine is not None else make_engine(url)
-        if migrate:
-            upgrade(self.engine)
+        self.engine = engine if engine is not None else make_engine(url or "")
         self.broker: Broker = broker if broker is not None else InProcessBroker()
         self._writer = writer(self.engine)
         # Reads see one snapshot (PostgreSQL's default READ COMMITTED gives each statement
@@ -357,7 +357,7 @@ class MatchStore:
                     self._save_draft(conn, match_id, other, stored.get(other.seat), now)
         except (IntegrityError, self._fast.integrity_error) as exc:
             fresh = self.load_seat(match_id, seat)
-            raise GameMovedOn(match_id, base, fresh.seq, fresh.seat_view(seat).to_dict()) from exc
+            raise GameMovedOn(fresh, seat, base) from exc
         self._committed.put(match_id, _Committed(tuple(match.log), match.state.copy()))
         for other in match.drafts.values():
             self._drafts.put((match_id, other.seat), (draft_sig(other), _clone(other)))

@@ -27,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 
 from elgrande.db.engine import writer
 
-from .models import BotLease
+from .tables import BotLease
 
 log = logging.getLogger(__name__)
 

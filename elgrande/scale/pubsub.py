@@ -14,12 +14,14 @@ import queue
 import secrets
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
+from sqlalchemy import Engine, select
 
 from elgrande.matches.pubsub import Broker, InProcessBroker, Listener, MatchEvent
+from elgrande.matches.tables import MatchRow
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,10 @@ class RedisBroker:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self.start()
         return self._local.subscribe(listener)
+
+    def publish_here(self, event: MatchEvent) -> None:
+        """To this process's listeners only."""
+        self._local.publish(event)
 
     # -- the Redis side -------------------------------------------------------------
 
@@ -225,10 +231,6 @@ class RedisBroker:
         match_id, _, seat = channel.removeprefix(f"{self.channel}:draft:").rpartition(":")
         self._local.publish(MatchEvent(match_id, -1, "draft", int(seat)))
 
-    def receive(self, listener: Listener) -> Callable[[], None]:
-        """Listen to the other processes' events only (used by ``relay``)."""
-        return self.subscribe(listener)
-
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         """``callback()`` runs in the listening thread after every reconnection."""
         self._reconnect.append(callback)
@@ -305,28 +307,17 @@ class RedisBroker:
         self.connected.clear()
 
 
-def relay(local: Broker, remote: RedisBroker) -> Callable[[], None]:
-    """Joins a process's existing broker (the one the ``MatchStore`` publishes on and
-    the web app listens to) to Redis: its events go out, other processes' events come
-    in. Returns a function that undoes it."""
-    inbound = threading.local()
+def refresh_after_outage(engine: Engine, broker: RedisBroker, margin: float = 10.0
+                         ) -> Callable[[], None]:
+    """A reconnect callback: matches changed since Redis went away (less a margin) get a
+    local "commit" event, so their pages fetch a fresh view."""
 
-    def outward(event: MatchEvent) -> None:
-        if not getattr(inbound, "active", False):
-            remote.send(event)
+    def refresh() -> None:
+        since = (broker.lost_at or datetime.now(UTC)) - timedelta(seconds=margin)
+        with engine.connect() as conn:
+            rows = conn.execute(select(MatchRow.id, MatchRow.head_seq)
+                                .where(MatchRow.updated_at >= since)).all()
+        for match_id, seq in rows:
+            broker.publish_here(MatchEvent(match_id, seq, "commit"))
 
-    def inward(event: MatchEvent) -> None:
-        inbound.active = True
-        try:
-            local.publish(event)
-        finally:
-            inbound.active = False
-
-    stop_out = local.subscribe(outward)
-    stop_in = remote.receive(inward)
-
-    def undo() -> None:
-        stop_out()
-        stop_in()
-
-    return undo
+    return refresh

@@ -8,8 +8,8 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from .models import User
 from .security import hash_password, verify_password
+from .tables import User
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{3,24}$")
 MIN_PASSWORD = 8

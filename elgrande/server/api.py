@@ -17,9 +17,10 @@ from pydantic import BaseModel, Field
 
 from elgrande.rules import replay
 
-from .games import PlayError
-from .models import Game
+from .commands import CommandKind, parse_command
+from .errors import PlayError, http_status
 from .present import board
+from .tables import Game
 from .web import check_csrf, current_user, require_user, services
 
 router = APIRouter(prefix="/api", tags=["play"])
@@ -34,11 +35,8 @@ class StepCommand(Command):
     action: str = Field(..., description="one action in notation, e.g. 'p1 bid 7'", max_length=60)
 
 
-STATUS = {"bad_request": 400, "illegal": 409, "not_found": 404}
-
-
 def _game(request: Request, game_id: int, *, started: bool = True) -> Game:
-    game: Game | None = services(request).games.get(game_id)
+    game: Game | None = services(request).lobby.get(game_id)
     if game is None:
         raise HTTPException(404, "No such game.")
     if started and game.match_id is None:
@@ -51,8 +49,8 @@ def game_view(request: Request, game_id: int) -> dict[str, Any]:
     game = _game(request, game_id)
     user = current_user(request)
     svc = services(request)
-    seat = svc.games.seat_of(game_id, user.id if user else None)
-    view: dict[str, Any] = svc.games.snapshot(game, seat)
+    seat = svc.lobby.seat_of(game_id, user.id if user else None)
+    view: dict[str, Any] = svc.views.snapshot(game, seat)
     return view
 
 
@@ -62,13 +60,13 @@ def game_replay(request: Request, game_id: int, seq: int) -> dict[str, Any]:
     if game.status != "finished":
         raise HTTPException(409, "Stepping through the log is for finished games.")
     svc = services(request)
-    match = svc.games.match(game)
+    match = svc.views.match(game)
     if not 0 <= seq <= match.seq:
         raise HTTPException(400, f"seq must be between 0 and {match.seq}")
     actions = match.actions[:seq]
     state = replay(match.config, actions)
-    events = svc.games.events(match)[:seq]
-    return board(state, state, actions, seq, None, svc.games.seats(game_id), game_id, [], None, events)
+    events = svc.views.events(match)[:seq]
+    return board(state, state, actions, seq, None, svc.lobby.seats(game_id), game_id, [], None, events)
 
 
 @router.get("/games/{game_id}/record", summary="A finished game's record (configuration, seed, log)")
@@ -76,26 +74,27 @@ def game_record(request: Request, game_id: int) -> dict[str, Any]:
     game = _game(request, game_id)
     if game.status != "finished" or game.match_id is None:
         raise HTTPException(409, "The record, with the secret seed, is published when the game ends.")
-    record: dict[str, Any] = services(request).games.store.export(game.match_id)
+    record: dict[str, Any] = services(request).store.export(game.match_id)
     return record
 
 
-async def _command(request: Request, game_id: int, command: str, body: Command) -> Response:
+async def _command(request: Request, game_id: int, kind: CommandKind, body: Command) -> Response:
     user = require_user(request)
     check_csrf(request, user, None)
     game = _game(request, game_id)
     svc = services(request)
-    seat = svc.games.seat_of(game_id, user.id)
+    seat = svc.lobby.seat_of(game_id, user.id)
     if seat is None:
         raise HTTPException(403, "You have no seat in this game.")
-    action = body.action if isinstance(body, StepCommand) else None
     try:
-        shown = await run_in_threadpool(svc.games.act, game, seat, command, body.seq, action)
+        command = parse_command(kind, body.seq, getattr(body, "action", None))
+        shown = await run_in_threadpool(svc.play.act, game, seat, command)
         status, error = 200, "null"
     except PlayError as exc:
-        shown = await run_in_threadpool(svc.games.seat_state, game, seat)
-        status = STATUS.get(exc.code, 409)
-        error = json.dumps({"code": exc.code, "message": exc.message}, ensure_ascii=False)
+        shown = exc.shown if exc.shown is not None else await run_in_threadpool(
+            svc.views.seat_state, game, seat)
+        status = http_status(exc.code)
+        error = json.dumps(exc.to_dict(), ensure_ascii=False)
     # The view is already JSON (built once per change, shared with the WebSockets).
     return Response(f'{{"error":{error},"state":{shown.text}}}', status_code=status,
                     media_type="application/json")

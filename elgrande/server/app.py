@@ -1,12 +1,21 @@
-"""The app factory: `create_app(settings)` builds one FastAPI application."""
+"""The composition root: ``create_app(settings)`` builds every part of a server from one
+``Settings`` and hands each part what it needs. Nothing is patched afterwards.
+
+One process (no ``pubsub_url``): an in-process broker, every bot move made here.
+Several processes (``pubsub_url=redis://...``): a Redis broker between them, bot
+moves claimed through leases in the database, a sweeper that takes over the moves of
+a process that died, and rate limits counted in Redis. Redis is imported only then.
+
+The database must have the current schema (``elgrande db upgrade``; ``serve`` and
+``elgrande.asgi`` run it at start): the app itself never migrates."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import bootstrap
@@ -14,14 +23,19 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import Engine
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
+import elgrande
 from elgrande.db.engine import make_engine, writer
-from elgrande.matches import MatchEvent, MatchStore
+from elgrande.matches import Broker, InProcessBroker, MatchEvent, MatchStore
 
 from .accounts import Accounts
-from .games import Games
-from .live import BotRunner, Change, Hub
+from .bot_runner import BotGate, BotRunner, LocalBotGate
+from .hardening import Limits, harden, make_limiters
+from .live import Change, Hub, PageHook
+from .lobby import Lobby
+from .play import Play
+from .seat_views import SeatViews
 from .security import Signer
 from .settings import Settings
 
@@ -31,43 +45,85 @@ BOOTSTRAP_DIR = Path(bootstrap.__path__[0])
 
 @dataclass
 class Services:
+    """Everything a request handler may use (``app.state.services``)."""
+
     settings: Settings
     engine: Engine
+    sessions: sessionmaker[Session]  # writes (BEGIN IMMEDIATE on SQLite)
+    store: MatchStore
     accounts: Accounts
-    games: Games
+    lobby: Lobby
+    views: SeatViews
+    play: Play
     hub: Hub
     bots: BotRunner
     signer: Signer
     templates: Jinja2Templates
+    # Background parts started and stopped with the app, in order (stopped in reverse).
+    starters: list[Callable[[], None]] = field(default_factory=list)
+    stoppers: list[Callable[[], None]] = field(default_factory=list)
 
 
 def build_services(settings: Settings) -> Services:
     engine = make_engine(settings.database_url)
-    store = MatchStore(engine=engine)  # runs the migrations, ours (0002_web) included
-    # Writes begin IMMEDIATE on SQLite, so concurrent writers queue instead of failing.
+    starters: list[Callable[[], None]] = []
+    stoppers: list[Callable[[], None]] = []
+    broker: Broker
+    page_hooks: tuple[tuple[PageHook, ...], tuple[PageHook, ...]] = ((), ())
+    gate: BotGate = LocalBotGate()
+    if settings.pubsub_url:
+        from elgrande.scale.leases import BotLeases
+        from elgrande.scale.pubsub import RedisBroker, refresh_after_outage
+
+        from .bot_sweeper import BotSweeper
+
+        redis_broker = RedisBroker(settings.pubsub_url)
+        redis_broker.on_reconnect(refresh_after_outage(engine, redis_broker))
+        # A seat's draft changes reach only the processes with a page of that seat.
+        page_hooks = ((redis_broker.watch,), (redis_broker.unwatch,))
+        starters.append(redis_broker.start)
+        stoppers.append(redis_broker.close)
+        broker = redis_broker
+        ttl = settings.bot_lease_seconds
+        leases = BotLeases(engine, ttl=ttl)
+        gate = leases
+        starters.append(leases.start)
+        stoppers.append(leases.stop)
+    else:
+        broker = InProcessBroker()
+
+    store = MatchStore(engine=engine, broker=broker)
     sessions = sessionmaker(writer(engine), expire_on_commit=False)
     reads = sessionmaker(engine, expire_on_commit=False)
-    hub = Hub()
-    games = Games(sessions, store, reads)
-    bots = BotRunner(games, settings.bot_delay,
+    hub = Hub(on_open=page_hooks[0], on_close=page_hooks[1])
+    lobby = Lobby(sessions, reads, store)
+    views = SeatViews(lobby, store)
+    play = Play(store, lobby, views)
+    bots = BotRunner(lobby, play, gate, settings.bot_delay,
                      processes=settings.bot_processes or min(4, os.cpu_count() or 1))
+    if settings.pubsub_url:
+        sweeper = BotSweeper(engine, bots.kick, interval=max(1.0, settings.bot_lease_seconds / 3),
+                             stale=settings.bot_lease_seconds)
+        starters.append(sweeper.start)
+        stoppers.append(sweeper.stop)
 
     def on_match_event(event: MatchEvent) -> None:
         # Runs in the committing thread: only hand the news on.
         hub.publish(f"match:{event.match_id}", event.seat if event.kind == "draft" else None,
                     Change(event.seq, event.drafts))
         if event.kind != "draft":
-            game_id = games.bot_game(event.match_id)
+            game_id = lobby.bot_game(event.match_id)
             if game_id is not None:
                 bots.kick(game_id)
 
     store.broker.subscribe(on_match_event)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    return Services(settings, engine, Accounts(sessions, reads), games, hub, bots, Signer(settings.secret_key), templates)
+    return Services(settings, engine, sessions, store, Accounts(sessions, reads), lobby, views,
+                    play, hub, bots, Signer(settings.secret_key), templates, starters,
+                    stoppers[::-1])
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings.from_env()
+def create_app(settings: Settings) -> FastAPI:
     services = build_services(settings)
 
     @asynccontextmanager
@@ -75,18 +131,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         loop = asyncio.get_running_loop()
         services.hub.loop = loop
         services.bots.loop = loop
+        for start in services.starters:
+            start()
         # Bots that were due to move when the server last stopped move now.
-        for game_id in services.games.active_ids():
+        for game_id in services.lobby.active_ids():
             services.bots.kick(game_id)
-        yield
-        await services.bots.close()
-        services.engine.dispose()
+        try:
+            yield
+        finally:
+            await services.bots.close()
+            for stop in services.stoppers:
+                stop()
+            services.engine.dispose()
 
     app = FastAPI(
         title="El Grande online",
         description="Play El Grande in the browser. The HTTP API below drives games; "
         "live updates come over the WebSocket /ws/games/{game_id}.",
-        version="0.1.0",
+        version=elgrande.__version__,
         lifespan=lifespan,
     )
     app.state.services = services
@@ -98,12 +160,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(ws.router)
-    # Several processes: Redis pub/sub (ELGRANDE_PUBSUB_URL), bot-move leases (docs/deploy.md).
-    from elgrande.scale import install as install_scale
-
-    install_scale(app, settings)
-    # Security headers (strict CSP), size bounds, login rate limits, log redaction.
-    from .hardening import install as install_hardening
-
-    install_hardening(app, settings)
+    # Security headers (strict CSP), size bounds, rate limits, log redaction.
+    limits = Limits.from_settings(settings)
+    harden(app, limits=limits, limiters=make_limiters(limits, settings.pubsub_url),
+           hsts=settings.secure_cookies, secrets=[settings.secret_key])
     return app

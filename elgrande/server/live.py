@@ -1,4 +1,4 @@
-"""Live updates: an in-process pub/sub of "game X changed" and the bot runner.
+"""Live updates: an in-process pub/sub of "game X changed" for the open pages.
 
 Only the fact that a game (or one seat's draft) changed travels here; each WebSocket
 then asks for its own seat's view, so nothing secret is ever broadcast.
@@ -7,18 +7,9 @@ then asks for its own seat's view, so nothing secret is ever broadcast.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import multiprocessing
-import os
-from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from .bots import bot_seed, think, worker_init
-from .games import Games
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +39,18 @@ class Subscriber:
     queue: asyncio.Queue[Change] = field(default_factory=asyncio.Queue)
 
 
+PageHook = Callable[[str, int], None]
+
+
 class Hub:
-    def __init__(self) -> None:
+    def __init__(self, on_open: Sequence[PageHook] = (), on_close: Sequence[PageHook] = ()
+                 ) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: dict[str, set[Subscriber]] = {}
         # Told when a seat's page of a match opens and closes here (match id, seat): a
         # shared pub/sub then passes that seat's draft changes to this process only then.
-        self.on_open: list[Callable[[str, int], None]] = []
-        self.on_close: list[Callable[[str, int], None]] = []
+        self.on_open = tuple(on_open)
+        self.on_close = tuple(on_close)
 
     def subscribe(self, topic: str, seat: int | None) -> Subscriber:
         sub = Subscriber(topic, seat)
@@ -67,10 +62,12 @@ class Hub:
         found = self._subscribers.get(sub.topic, set())
         if sub in found:
             found.discard(sub)
+            if not found:  # no entry kept for a game nobody watches any more
+                del self._subscribers[sub.topic]
             self._tell(self.on_close, sub)
 
     @staticmethod
-    def _tell(hooks: list[Callable[[str, int], None]], sub: Subscriber) -> None:
+    def _tell(hooks: tuple[PageHook, ...], sub: Subscriber) -> None:
         if sub.seat is None or not sub.topic.startswith("match:"):
             return
         for hook in hooks:
@@ -96,77 +93,3 @@ class Hub:
         for sub in list(self._subscribers.get(topic, ())):
             if seat is None or sub.seat == seat:
                 sub.queue.put_nowait(change)
-
-
-class BotRunner:
-    """Moves computer opponents: thinking happens in a worker process (never on the
-    event loop), database work in a thread; one runner task per game, with a short
-    pause before each move so people can follow."""
-
-    def __init__(self, games: Games, delay: float, processes: int = 1) -> None:
-        self.games = games
-        self.delay = delay
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot-db")
-        self._processes: Executor = ProcessPoolExecutor(
-            max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=worker_init, initargs=(os.getpid(),))
-        self._pending: set[int] = set()
-        self._running: dict[int, asyncio.Task[None]] = {}
-
-    def kick(self, game_id: int) -> None:
-        """Thread-safe: bots of this game may have something to do."""
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            return
-        loop.call_soon_threadsafe(self._kick, game_id)
-
-    def _kick(self, game_id: int) -> None:
-        self._pending.add(game_id)
-        if game_id not in self._running:
-            self._running[game_id] = asyncio.get_running_loop().create_task(self._run(game_id))
-
-    async def _run(self, game_id: int) -> None:
-        loop = asyncio.get_running_loop()
-        failures = 0
-        try:
-            while game_id in self._pending and failures < 5:
-                self._pending.discard(game_id)
-                work = await loop.run_in_executor(self._threads, self.games.bot_work, game_id)
-                for seat, level, state, seq in work:
-                    if self.delay:
-                        await asyncio.sleep(self.delay)
-                    game = await loop.run_in_executor(self._threads, self.games.get, game_id)
-                    if game is None or game.match_id is None:
-                        return
-                    steps = await self._think(state, seat, level, bot_seed(game.match_id, seat))
-                    moved = await loop.run_in_executor(
-                        self._threads, self.games.play_bot_steps, game_id, seat, steps, seq)
-                    if not moved:
-                        failures += 1
-                        self._pending.add(game_id)  # the game moved on: look again
-                        break
-                    failures = 0
-        except Exception:  # a broken bot must not take the server down; log it
-            log.exception("bot failed in game %s", game_id)
-        finally:
-            self._running.pop(game_id, None)
-
-    async def _think(self, state: dict[str, Any], seat: int, level: str, seed: int) -> list[str]:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._processes, think, state, seat, level, seed)
-        except (RuntimeError, BrokenProcessPool, OSError):
-            # No worker process can be started here (e.g. a frozen or embedded main
-            # module): think in a thread instead; slower for other games, still correct.
-            log.warning("bot processes unavailable; bots think in threads", exc_info=True)
-            self._processes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-think")
-            return await loop.run_in_executor(self._processes, think, state, seat, level, seed)
-
-    async def close(self) -> None:
-        for task in list(self._running.values()):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._threads.shutdown(wait=False, cancel_futures=True)
-        self._processes.shutdown(wait=False, cancel_futures=True)

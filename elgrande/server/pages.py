@@ -10,8 +10,9 @@ from fastapi.responses import HTMLResponse, Response
 
 from .accounts import AccountError
 from .bots import BOT_LEVELS
-from .games import LobbyError, SeatSpec
+from .errors import LobbyError
 from .hardening import admit_new_account
+from .lobby import SeatSpec
 from .security import SESSION_COOKIE
 from .web import (
     check_csrf,
@@ -98,9 +99,9 @@ def play_now(request: Request, csrf_token: Annotated[str, Form()] = "") -> Respo
     if user is None:
         admit_new_account(request, "guest")  # 429 when this address made too many
         user = svc.accounts.guest()
-    game = svc.games.create(user, 3, 9, [SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
+    game = svc.lobby.create(user, 3, 9, [SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
                                          SeatSpec("bot", bot_level="easy")])
-    svc.games.start(game.id, user)
+    svc.lobby.start(game.id, user)
     svc.bots.kick(game.id)
     return log_in(redirect(f"/games/{game.id}"), request, user)
 
@@ -111,8 +112,8 @@ def lobby(request: Request) -> Response:
     if user is None:
         return redirect("/login?next=/lobby")
     svc = services(request)
-    return render(request, "lobby.html", user=user, my_games=svc.games.my_games(user),
-                  invitations=svc.games.invitations(user), open_games=svc.games.open_games(),
+    return render(request, "lobby.html", user=user, my_games=svc.lobby.my_games(user),
+                  invitations=svc.lobby.invitations(user), open_games=svc.lobby.open_games(),
                   bot_levels=BOT_LEVELS, error=None)
 
 
@@ -130,11 +131,11 @@ async def create_game(request: Request) -> Response:
             kind = str(form.get(f"seat{index}", "open"))
             specs.append(SeatSpec(kind, invited_name=str(form.get(f"invite{index}", "")) or None,
                                   bot_level=str(form.get(f"level{index}", "random"))))
-        game = await run_in_threadpool(svc.games.create, user, players, rounds, specs)
+        game = await run_in_threadpool(svc.lobby.create, user, players, rounds, specs)
     except ValueError as exc:
         message = str(exc) if isinstance(exc, LobbyError) else "Players and rounds must be numbers."
-        return render(request, "lobby.html", status_code=400, user=user, my_games=svc.games.my_games(user),
-                      invitations=svc.games.invitations(user), open_games=svc.games.open_games(),
+        return render(request, "lobby.html", status_code=400, user=user, my_games=svc.lobby.my_games(user),
+                      invitations=svc.lobby.invitations(user), open_games=svc.lobby.open_games(),
                       bot_levels=BOT_LEVELS, error=message)
     return redirect(f"/games/{game.id}")
 
@@ -142,28 +143,28 @@ async def create_game(request: Request) -> Response:
 @router.get("/games/{game_id}", response_class=HTMLResponse)
 def game_page(request: Request, game_id: int) -> Response:
     svc = services(request)
-    game = svc.games.get(game_id)
+    game = svc.lobby.get(game_id)
     if game is None:
         raise HTTPException(404, "No such game.")
     user = current_user(request)
     if game.status in ("lobby", "starting"):
         return room_page(request, game_id, None)
-    seat = svc.games.seat_of(game_id, user.id if user else None)
+    seat = svc.lobby.seat_of(game_id, user.id if user else None)
     # The SHA-256 commitment to the secret seed is public from the start, so anyone can
     # check every card draw once the seed is published at the end. It is on the page, not
     # in the views: those stay functions of what the seat may see of the game itself.
-    commitment = svc.games.match(game).commitment
+    commitment = svc.views.match(game).commitment
     return render(request, "game.html", user=user, game=game, seat=seat, commitment=commitment)
 
 
 def room_page(request: Request, game_id: int, error: str | None) -> Response:
     """The waiting room; `error` (with status 409) when a join or start was refused."""
     svc = services(request)
-    game = svc.games.get(game_id)
+    game = svc.lobby.get(game_id)
     if game is None:
         raise HTTPException(404, "No such game.")
     user = current_user(request)
-    seats = svc.games.seats(game_id)
+    seats = svc.lobby.seats(game_id)
     mine = any(s["user_id"] == user.id for s in seats) if user else False
     can_join = user is not None and not mine and game.status == "lobby" and any(
         s["kind"] == "open" or (s["kind"] == "invited" and s["invited_name"] == user.name) for s in seats)
@@ -176,7 +177,7 @@ def room_page(request: Request, game_id: int, error: str | None) -> Response:
 @router.get("/invite/{token}", response_class=HTMLResponse, name="invite")
 def invite(request: Request, token: str) -> Response:
     svc = services(request)
-    game = svc.games.by_invite(token)
+    game = svc.lobby.by_invite(token)
     if game is None:
         raise HTTPException(404, "This invitation link is not valid.")
     if current_user(request) is None:
@@ -189,7 +190,7 @@ def join(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = ""
     user = require_user(request)
     check_csrf(request, user, csrf_token)
     try:
-        services(request).games.join(game_id, user)
+        services(request).lobby.join(game_id, user)
     except LobbyError as exc:
         return room_page(request, game_id, str(exc))
     services(request).hub.publish(f"room:{game_id}")
@@ -203,7 +204,7 @@ def start(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "
     check_csrf(request, user, csrf_token)
     svc = services(request)
     try:
-        svc.games.start(game_id, user, fill_with_bots=bool(fill_with_bots))
+        svc.lobby.start(game_id, user, fill_with_bots=bool(fill_with_bots))
     except LobbyError as exc:
         return room_page(request, game_id, str(exc))
     svc.hub.publish(f"room:{game_id}")

@@ -1,54 +1,190 @@
-"""Server settings, read from the environment (ELGRANDE_*), with defaults for `make run`."""
+"""Every setting of a server, from the ELGRANDE_* environment (or a ``.env`` file), read
+once and validated (pydantic-settings). ``Settings.load()`` is what ``serve`` and the
+ASGI factory use; a bad value, or an ELGRANDE_* name that is no setting, raises
+``SettingsError`` with one line naming the variable and what it accepts.
+
+The table of variables in docs/server.md is generated from this class
+(``python -m elgrande.server.settings``); a test keeps the two equal."""
 
 from __future__ import annotations
 
 import os
 import secrets
-from dataclasses import dataclass
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-DEFAULT_DATABASE_URL = "sqlite:///elgrande.db"  # the turn framework's default too
+from dotenv import dotenv_values
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PREFIX = "ELGRANDE_"
+TEST_PREFIX = "ELGRANDE_TEST_"  # the test suite's own variables: not settings
+DEFAULT_DATABASE_URL = "sqlite:///elgrande.db"
 DEFAULT_SECRET_FILE = "var/elgrande.secret"  # var/ is git-ignored
 
 
-@dataclass(frozen=True)
-class Settings:
-    database_url: str = DEFAULT_DATABASE_URL
-    # Signs session cookies and CSRF tokens; see `from_env` for where it comes from.
-    secret_key: str = ""
-    host: str = "127.0.0.1"
-    port: int = 8000
-    # Seconds a bot waits before each move so humans can follow the game; 0 in tests.
-    bot_delay: float = 0.5
-    # Secure cookies need HTTPS; off for a local server on plain HTTP.
-    secure_cookies: bool = False
-    # Worker processes in which bots think (0: one per CPU, at most 4).
-    bot_processes: int = 0
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message is one line for the operator."""
 
-    def __post_init__(self) -> None:
+
+def setting(default: Any, doc: str, accepts: str, **constraints: Any) -> Any:
+    """A field with its documentation and a description of the values it accepts (used
+    by error messages and the docs table)."""
+    return Field(default, description=doc, json_schema_extra={"accepts": accepts},
+                 **constraints)
+
+
+def _seconds(doc: str, default: float) -> Any:
+    return setting(default, doc, "a number of seconds above 0", gt=0, allow_inf_nan=False)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX, env_file=".env", env_file_encoding="utf-8", extra="ignore",
+        frozen=True, validate_default=True)
+
+    database_url: str = setting(
+        DEFAULT_DATABASE_URL, "The database: an SQLite file, or PostgreSQL "
+        "(`postgresql://user@host/db`).", "an SQLAlchemy URL starting with sqlite:// or "
+        "postgresql", min_length=1)
+    secret_key: str = Field("", repr=False, description=(
+        "Signs session cookies and CSRF tokens. Empty: kept in the secret file."),
+        json_schema_extra={"accepts": "any text of at least 16 characters, or empty"})
+    secret_file: Path = setting(
+        Path(DEFAULT_SECRET_FILE), "Where the secret key is kept when `SECRET_KEY` is empty "
+        "(created 0600 on first start, so a restart logs nobody out).", "a file path")
+    host: str = setting("127.0.0.1", "The address `serve` listens on.",
+                        "an IP address or host name", min_length=1)
+    port: int = setting(8000, "The port `serve` listens on (0: any free port).",
+                        "a whole number from 0 to 65535", ge=0, le=65535)
+    secure_cookies: bool = setting(
+        False, "Mark cookies Secure and send HSTS: set it when the server is reached over "
+        "HTTPS.", "on/off, true/false, yes/no or 1/0")
+    pubsub_url: str | None = setting(
+        None, "Redis for several server processes (live updates, shared rate limits, bot "
+        "leases). Empty: one process, everything in memory.",
+        "a redis://, rediss:// or unix:// URL, or empty")
+    bot_delay: float = setting(0.5, "Seconds a computer opponent waits before each move, "
+                               "so people can follow the game.", "a number of seconds, 0 or "
+                               "more", ge=0, allow_inf_nan=False)
+    bot_processes: int = setting(0, "Worker processes in which computer opponents think (0: "
+                                 "one per CPU, at most 4).", "a whole number, 0 or more", ge=0)
+    bot_lease_seconds: float = _seconds(
+        "With several processes: how long a process's claim on a computer opponent's move "
+        "lasts without renewal (a dead process's moves are taken over after it).", 15.0)
+    max_body: int = setting(64 * 1024, "Largest HTTP request body, in bytes.",
+                            "a whole number of at least 1", ge=1)
+    max_ws_message: int = setting(4096, "Largest WebSocket message, in bytes.",
+                                  "a whole number of at least 1", ge=1)
+    login_failures_per_name: int = setting(
+        10, "Failed logins allowed per account name within the login window.",
+        "a whole number of at least 1", ge=1)
+    login_failures_per_client: int = setting(
+        50, "Failed logins allowed per client address within the login window.",
+        "a whole number of at least 1", ge=1)
+    login_window: float = _seconds("The login window, in seconds.", 15 * 60.0)
+    # Generous on purpose: a school class, an office or a mobile carrier's NAT shares one
+    # address; a script creating accounts in bulk is still stopped within seconds.
+    registrations_per_client: int = setting(
+        20, "Registrations allowed per client address within the account window (0: no "
+        "limit).", "a whole number, 0 or more", ge=0)
+    guests_per_client: int = setting(
+        60, "Guest accounts allowed per client address within the account window (0: no "
+        "limit).", "a whole number, 0 or more", ge=0)
+    account_window: float = _seconds("The account window, in seconds.", 60 * 60.0)
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, value: str) -> str:
+        if not value.startswith(("sqlite:", "postgresql")):
+            raise ValueError("not an SQLite or PostgreSQL URL")
+        return value
+
+    @field_validator("pubsub_url", mode="before")
+    @classmethod
+    def _redis_url(cls, value: Any) -> Any:
+        if value in ("", None):
+            return None
+        if not str(value).startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("not a Redis URL")
+        return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _long_enough(cls, value: str) -> str:
+        if value and len(value) < 16:
+            raise ValueError("too short")
+        return value
+
+    @model_validator(mode="after")
+    def _secret(self) -> Settings:
         if not self.secret_key:
-            object.__setattr__(self, "secret_key", secrets.token_urlsafe(32))
+            object.__setattr__(self, "secret_key", _secret_from_file(self.secret_file))
+        return self
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
-        """ELGRANDE_DATABASE_URL, ELGRANDE_SECRET_KEY, ELGRANDE_HOST, ELGRANDE_PORT,
-        ELGRANDE_BOT_DELAY, ELGRANDE_SECURE_COOKIES, ELGRANDE_BOT_PROCESSES.
-
-        Without a secret key, one is kept in the file ELGRANDE_SECRET_FILE (default
-        ./var/elgrande.secret, created 0600), so a restart does not log everyone out
-        (guests would lose their accounts)."""
+    def load(cls, environ: Mapping[str, str] | None = None, env_file: str | None = ".env",
+             **overrides: Any) -> Settings:
+        """The settings from ``environ`` (default: the process environment) and
+        ``env_file``, then ``overrides`` (command-line options; None: not given).
+        Raises SettingsError naming the variable at fault."""
         env = os.environ if environ is None else environ
-        secret = env.get("ELGRANDE_SECRET_KEY") or _secret_from_file(
-            Path(env.get("ELGRANDE_SECRET_FILE", DEFAULT_SECRET_FILE)))
-        return cls(
-            database_url=env.get("ELGRANDE_DATABASE_URL", DEFAULT_DATABASE_URL),
-            secret_key=secret,
-            host=env.get("ELGRANDE_HOST", "127.0.0.1"),
-            port=int(env.get("ELGRANDE_PORT", "8000")),
-            bot_delay=float(env.get("ELGRANDE_BOT_DELAY", "0.5")),
-            secure_cookies=env.get("ELGRANDE_SECURE_COOKIES", "0").lower() in ("1", "true", "yes"),
-            bot_processes=int(env.get("ELGRANDE_BOT_PROCESSES", "0")),
-        )
+        names = set(env)
+        if environ is None and env_file and Path(env_file).is_file():
+            names |= set(dotenv_values(env_file))
+        unknown = sorted(name for name in names if name.startswith(PREFIX)
+                         and not name.startswith(TEST_PREFIX)
+                         and name.removeprefix(PREFIX).lower() not in cls.model_fields)
+        if unknown:
+            raise SettingsError(f"{unknown[0]} is not a setting; the settings are "
+                                f"{', '.join(env_name(f) for f in cls.model_fields)} "
+                                "(docs/server.md)")
+        given = {k: v for k, v in overrides.items() if v is not None}
+        try:
+            if environ is None:
+                return cls(_env_file=env_file, **given)  # type: ignore[call-arg]
+            # An explicit mapping stands for the whole environment (tests, tools).
+            values = {name.removeprefix(PREFIX).lower(): value for name, value in env.items()
+                      if name.startswith(PREFIX) and not name.startswith(TEST_PREFIX)}
+            return cls.model_validate({**values, **given})
+        except ValidationError as error:
+            raise SettingsError(describe(error, given)) from None
+        except OSError as error:
+            raise SettingsError(f"{env_name('secret_file')}: cannot read or create "
+                                f"{error.filename}: {error.strerror}") from None
+
+
+def env_name(field: str) -> str:
+    return PREFIX + field.upper()
+
+
+def accepts(field: str) -> str:
+    extra = Settings.model_fields[field].json_schema_extra
+    return str(extra.get("accepts", "")) if isinstance(extra, dict) else ""
+
+
+def describe(error: ValidationError, options: Mapping[str, Any] | None = None) -> str:
+    """One line for the first problem: the variable (or option), the value, what it
+    accepts."""
+    first = error.errors()[0]
+    field = str(first["loc"][0]) if first["loc"] else ""
+    if field not in Settings.model_fields:
+        return f"settings: {first['msg']}"
+    name = f"--{field.replace('_', '-')}" if options and field in options else env_name(field)
+    shown = "" if field == "secret_key" else f" {first.get('input')!r}"
+    return f"{name}:{shown} is not valid; it takes {accepts(field)}"
+
+
+def docs_table() -> str:
+    """The Markdown table of every variable, for docs/server.md."""
+    rows = ["| variable | default | accepts | what it does |", "| --- | --- | --- | --- |"]
+    for field, info in Settings.model_fields.items():
+        default = "" if info.default in (None, "") else str(info.default)
+        rows.append(f"| `{env_name(field)}` | {f'`{default}`' if default else '(empty)'} | "
+                    f"{accepts(field)} | {info.description} |")
+    return "\n".join(rows) + "\n"
 
 
 def _secret_from_file(path: Path) -> str:
@@ -61,3 +197,7 @@ def _secret_from_file(path: Path) -> str:
         with os.fdopen(fd, "w") as handle:
             handle.write(key + "\n")
         return key
+
+
+if __name__ == "__main__":  # prints the docs table
+    sys.stdout.write(docs_table())

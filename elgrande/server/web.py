@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
-from .models import User
 from .security import SESSION_COOKIE, SESSION_MAX_AGE
+from .tables import User
+
+if TYPE_CHECKING:
+    from .app import Services
 
 CSRF_HEADER = "x-csrf-token"
 
 
-def services(conn: HTTPConnection) -> Any:
-    return conn.app.state.services
+def services(conn: HTTPConnection) -> Services:
+    return cast("Services", conn.app.state.services)
 
 
 def current_user(conn: HTTPConnection) -> User | None:

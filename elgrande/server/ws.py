@@ -22,13 +22,14 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 
-from .games import PlayError, view_key
+from .commands import Command, parse_command
+from .errors import PlayError
 from .live import Change
+from .seat_views import view_key
 from .web import current_user, services
 
 router = APIRouter()
 
-COMMANDS = ("step", "undo", "redo", "finish")
 MAX_MESSAGE = 2000
 
 
@@ -46,12 +47,12 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     if not _same_origin(websocket):
         await websocket.close(code=4403, reason="cross-origin connection refused")
         return
-    game = await run_in_threadpool(svc.games.get, game_id)
+    game = await run_in_threadpool(svc.lobby.get, game_id)
     if game is None:
         await websocket.close(code=4404, reason="no such game")
         return
     user = current_user(websocket)
-    seat = await run_in_threadpool(svc.games.seat_of, game_id, user.id if user else None)
+    seat = await run_in_threadpool(svc.lobby.seat_of, game_id, user.id if user else None)
     await websocket.accept()
     topic = f"match:{game.match_id}" if game.match_id else f"room:{game_id}"
     sub = svc.hub.subscribe(topic, seat)
@@ -78,10 +79,10 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
                 key = view_key(game.match_id, seat, change.seq, version)
                 if key == last:
                     return
-                shown = svc.games.remembered_state(game, seat, change.seq, version) or (
-                    await run_in_threadpool(svc.games.seat_state, game, seat))
+                shown = svc.views.remembered_state(game, seat, change.seq, version) or (
+                    await run_in_threadpool(svc.views.seat_state, game, seat))
             if shown is None or (last is not None and shown.key[2] < last[2]):
-                shown = await run_in_threadpool(svc.games.seat_state, game, seat)
+                shown = await run_in_threadpool(svc.views.seat_state, game, seat)
             # The page keeps the public move log: send only its new lines.
             text = shown.text_after(log_lines[0])
             if isinstance(ack, int) and not isinstance(ack, bool):
@@ -105,16 +106,16 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         await send_state()
         while True:
             text = await websocket.receive_text()
-            message, error = _parse(text)
-            ack = message.get("id") if message is not None else None
-            if message is not None and message["type"] == "sync":
+            ack, command, error = _parse(text)
+            if command == "sync":
                 await send_state(ack)
                 continue
             shown = None
-            if error is None and message is not None:
-                shown, error = await _command(svc, game, seat, message)
+            if error is None and isinstance(command, Command):
+                shown, error = await _command(svc, game, seat, command)
             if error is not None:
-                await websocket.send_json({"type": "error", **error})
+                await websocket.send_json({"type": "error", **error.to_dict()})
+                shown = error.shown
             # The answer to a command: the state after it (or unchanged, after an error),
             # tagged with the command's id so the page knows its click has been handled.
             await send_state(ack, shown)
@@ -127,35 +128,33 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         svc.hub.unsubscribe(sub)
 
 
-def _parse(text: str) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
+def _parse(text: str) -> tuple[Any, Command | str | None, PlayError | None]:
+    """(the message's "id", its command or "sync", None) or (id, None, the error)."""
     if len(text) > MAX_MESSAGE:
-        return None, {"code": "bad_request", "message": "message too long"}
+        return None, None, PlayError("bad_request", "message too long")
     try:
         message = json.loads(text)
     except json.JSONDecodeError:
-        return None, {"code": "bad_json", "message": "messages must be JSON objects"}
+        return None, None, PlayError("bad_json", "messages must be JSON objects")
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return None, {"code": "bad_request", "message": "a message needs a string 'type'"}
-    kind = message["type"]
-    if kind != "sync" and kind not in COMMANDS:
-        return None, {"code": "bad_request", "message": f"unknown message type {kind!r}"}
-    seq = message.get("seq")
-    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool)):
-        return None, {"code": "bad_request", "message": "'seq' must be an integer"}
-    if kind == "step" and not isinstance(message.get("action"), str):
-        return None, {"code": "bad_request", "message": "a step needs an 'action' string"}
-    return message, None
-
-
-async def _command(svc: Any, game: Any, seat: int | None, message: dict[str, Any]
-                   ) -> tuple[Any, dict[str, str] | None]:
-    """Carries out one command: (the seat's view after it, None), or (None, an error
-    record) when it was refused."""
-    if seat is None:
-        return None, {"code": "spectator", "message": "spectators cannot act in this game"}
+        return None, None, PlayError("bad_request", "a message needs a string 'type'")
+    ack = message.get("id")
+    if message["type"] == "sync":
+        return ack, "sync", None
     try:
-        shown = await run_in_threadpool(svc.games.act, game, seat, message["type"],
-                                        message.get("seq"), message.get("action"))
+        return ack, parse_command(message["type"], message.get("seq"), message.get("action")), None
     except PlayError as exc:
-        return None, {"code": exc.code, "message": exc.message}
+        return ack, None, exc
+
+
+async def _command(svc: Any, game: Any, seat: int | None, command: Command
+                   ) -> tuple[Any, PlayError | None]:
+    """Carries out one command: (the seat's view after it, None), or (None, the
+    refusal) when it was refused."""
+    if seat is None:
+        return None, PlayError("spectator", "spectators cannot act in this game")
+    try:
+        shown = await run_in_threadpool(svc.play.act, game, seat, command)
+    except PlayError as exc:
+        return None, exc
     return shown, None

@@ -88,8 +88,9 @@ def test_two_processes_finish_on_one_base(db_url: str) -> None:
     _check_log(store, match_id, base)
 
 
-def test_processes_starting_together_migrate_once(db_url: str) -> None:
-    script = "import sys; from elgrande.matches import MatchStore; MatchStore(sys.argv[1]).close()"
+def test_processes_starting_together_migrate_once(empty_db_url: str) -> None:
+    db_url = empty_db_url
+    script = "import sys; from elgrande.asgi import prepare_database; prepare_database(sys.argv[1])"
     starters = [
         subprocess.Popen([sys.executable, "-c", script, db_url], stderr=subprocess.PIPE, text=True)
         for _ in range(3)

@@ -10,9 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from elgrande.db import make_engine, upgrade
-from elgrande.db.migrate import heads
-from elgrande.db.models import CommitRow, MatchRow, MoveRow
+from elgrande.db import make_engine
 from elgrande.matches import (
     ExportRefused,
     GameMovedOn,
@@ -23,6 +21,8 @@ from elgrande.matches import (
     verify,
 )
 from elgrande.matches.store import draft_sig
+from elgrande.matches.tables import CommitRow, MatchRow, MoveRow
+from elgrande.migrations import heads, upgrade
 from elgrande.rules import GameConfig, replay, to_act
 
 from .match_helpers import at_secret_choice
@@ -63,7 +63,7 @@ def test_our_models_agree_with_the_migrations(db_url: str) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from elgrande.db.models import Base
+    from elgrande.matches.tables import Base
 
     engine = make_engine(db_url)
     upgrade(engine)
@@ -235,7 +235,7 @@ def test_a_seat_load_holds_only_that_seats_draft_and_the_cache_follows_commits(
     before = store.load(match_id)
     store.finish(match_id, a)
     # Another store (another process) on the same database, with a cold cache, agrees.
-    fresh = MatchStore(db_url, migrate=False)
+    fresh = MatchStore(db_url)
     for loaded in (store.load(match_id), fresh.load(match_id)):
         assert loaded.seq == before.seq + 1 and loaded.log[:-1] == before.log
         assert loaded.state == replay(loaded.config, loaded.actions)
@@ -248,11 +248,11 @@ def test_another_store_follows_commits_from_their_notices_alone(db_url: str) -> 
     notices as a pub/sub relays them: it extends its cached log from each commit notice
     and builds the seats' matches from memory, equal to what the database holds."""
     writer_store = MatchStore(db_url)
-    reader = MatchStore(db_url, migrate=False)
+    reader = MatchStore(db_url)
     writer_store.broker.subscribe(reader.broker.publish)  # the relay
     match_id = writer_store.add(at_secret_choice(3, seed="notices"))
     reader.load(match_id)  # warm: the reader has seen the match once
-    fresh = MatchStore(db_url, migrate=False)  # what the database holds
+    fresh = MatchStore(db_url)  # what the database holds
     rng = random.Random(5)
     checked = 0
     notices: list[MatchEvent] = []

@@ -18,6 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from elgrande.matches import Match, MatchError, MatchStore
 from elgrande.rules import GameConfig, to_act
+from tests.apps import migrated
 from tests.pg_server import shared_server
 
 from .match_helpers import at_secret_choice, clone
@@ -32,12 +33,12 @@ def starts() -> list[Match]:
 def sqlite_store() -> MatchStore:
     folder = tempfile.mkdtemp(prefix="elgrande-machine-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return MatchStore(f"sqlite:///{folder}/machine.db")
+    return MatchStore(migrated(f"sqlite:///{folder}/machine.db"))
 
 
 @cache
 def postgres_store() -> MatchStore:
-    return MatchStore(shared_server().create_database())
+    return MatchStore(migrated(shared_server().create_database()))
 
 
 def machine(store: Callable[[], MatchStore]) -> type[RuleBasedStateMachine]:

@@ -14,13 +14,14 @@ from sqlalchemy import inspect, update
 from sqlalchemy.orm import Session
 
 from elgrande.db.engine import make_engine, writer
-from elgrande.db.migrate import heads
-from elgrande.db.models import MatchRow
 from elgrande.matches import MatchStore
+from elgrande.matches.tables import MatchRow
+from elgrande.migrations import heads
 from elgrande.rules import GameConfig
-from elgrande.scale.bots import BotSweeper
 from elgrande.scale.leases import BotLeases, utcnow
-from elgrande.server.models import Game, Seat, User
+from elgrande.server.bot_sweeper import BotSweeper
+from elgrande.server.tables import Game, Seat, User
+from tests.apps import migrated
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -29,7 +30,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MatchStore
         url = f"sqlite:///{tmp_path / 'leases.db'}"
     else:
         url = str(request.getfixturevalue("postgres_url"))
-    store = MatchStore(url)
+    store = MatchStore(migrated(url))
     yield store
     store.close()
 

@@ -18,11 +18,11 @@ import pytest
 from sqlalchemy import delete, insert, select
 
 from elgrande.db.engine import make_engine, writer
-from elgrande.db.models import MoveRow
 from elgrande.loadgen.client import ClientError, SeatClient, Turn
+from elgrande.matches.tables import MoveRow
 from elgrande.scale.leases import utcnow
-from elgrande.scale.models import BotLease
-from elgrande.server.models import Game
+from elgrande.scale.tables import BotLease
+from elgrande.server.tables import Game
 from tests.scale.servers import RedisServer, RestartablePostgres, ServerProcess
 
 LEASE_SECONDS = 2.0

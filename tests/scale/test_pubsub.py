@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from elgrande.matches import InProcessBroker, MatchEvent
-from elgrande.scale.pubsub import CHANNEL, RedisBroker, make_broker, relay
+from elgrande.scale.pubsub import CHANNEL, RedisBroker, make_broker
 from tests.scale.servers import RedisServer
 
 
@@ -168,24 +168,20 @@ def test_malformed_messages_are_ignored(redis_server: RedisServer) -> None:
         b.close()
 
 
-def test_relay_joins_an_existing_in_process_broker(redis_server: RedisServer) -> None:
-    local_a, local_b = InProcessBroker(), InProcessBroker()
+def test_two_processes_hear_each_other_without_echo(redis_server: RedisServer) -> None:
     remote_a, remote_b = RedisBroker(redis_server.url), RedisBroker(redis_server.url)
     got_a: queue.Queue[MatchEvent] = queue.Queue()
     got_b: queue.Queue[MatchEvent] = queue.Queue()
-    local_a.subscribe(got_a.put)
-    local_b.subscribe(got_b.put)
-    undo_a, undo_b = relay(local_a, remote_a), relay(local_b, remote_b)
+    remote_a.subscribe(got_a.put)
+    remote_b.subscribe(got_b.put)
     try:
         assert remote_a.connected.wait(5) and remote_b.connected.wait(5)
-        local_a.publish(MatchEvent("m3", 4, "commit"))
+        remote_a.publish(MatchEvent("m3", 4, "commit"))
         assert got_a.get(timeout=1).seq == 4
         assert got_b.get(timeout=2) == MatchEvent("m3", 4, "commit")
         time.sleep(0.2)  # no echo back and forth
         assert got_a.empty() and got_b.empty()
     finally:
-        undo_a()
-        undo_b()
         remote_a.close()
         remote_b.close()
 
@@ -210,11 +206,12 @@ def test_pages_of_matches_that_moved_during_an_outage_are_refreshed(
     is back, every match changed since the outage began gets a refresh event."""
     from elgrande.matches import MatchStore
     from elgrande.rules import GameConfig
-    from elgrande.scale.wiring import refresh_recent
+    from elgrande.scale.pubsub import refresh_after_outage
+    from tests.apps import migrated
 
-    store = MatchStore(f"sqlite:///{tmp_path / 'outage.db'}")
     remote = RedisBroker(redis_server.url, retry_delay=0.05)
-    remote.on_reconnect(refresh_recent(store, remote))
+    store = MatchStore(migrated(f"sqlite:///{tmp_path / 'outage.db'}"), broker=remote)
+    remote.on_reconnect(refresh_after_outage(store.engine, remote))
     heard: queue.Queue[MatchEvent] = queue.Queue()
     try:
         collect(remote)
@@ -223,7 +220,7 @@ def test_pages_of_matches_that_moved_during_an_outage_are_refreshed(
         while remote.connected.is_set():
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        other_process = MatchStore(f"sqlite:///{tmp_path / 'outage.db'}", migrate=False)
+        other_process = MatchStore(f"sqlite:///{tmp_path / 'outage.db'}")
         moved = other_process.create(GameConfig(players=2))  # unheard: Redis is down
         other_process.close()
         store.broker.subscribe(heard.put)

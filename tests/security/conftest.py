@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from elgrande.server import hardening
-from elgrande.server.app import create_app
 from elgrande.server.settings import Settings
+from tests.apps import app_for
 from tests.server.conftest import As
 
 SECRET_KEY = "security-test-secret-key-0123456789"
@@ -42,8 +41,7 @@ class Player(As):
 def make_app(tmp_path: Path, **settings: Any) -> Any:
     config = Settings(database_url=f"sqlite:///{tmp_path / 'security.db'}", secret_key=SECRET_KEY,
                       bot_delay=0.0, **settings)
-    app = create_app(config)
-    hardening.install(app, config)
+    app = app_for(config)
     return app
 
 

@@ -1,4 +1,4 @@
-"""Account creation rate-limited per client address (elgrande/server/hardening.py,
+"""Account creation rate-limited per client address (elgrande/server/hardening/limits.py,
 ``admit_new_account``): registrations and guest accounts ("Play now", "Continue as a
 guest"). Over the limit: 429 with Retry-After, a readable message, and no account."""
 
@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from elgrande.server.hardening import AccountLimitReached, AccountLimits, Limits, MemoryLimiter
-from elgrande.server.models import Game, User
 from elgrande.server.security import SESSION_COOKIE
+from elgrande.server.settings import Settings, SettingsError
+from elgrande.server.tables import Game, User
 from tests.scale.servers import RedisServer, redis_server  # noqa: F401  (fixture)
 
 from .conftest import Player, make_app, services
@@ -35,12 +36,12 @@ def clients(app: Any) -> Iterator[tuple[TestClient, TestClient]]:
 
 
 def count(client: TestClient, table: type[Any]) -> int:
-    with services(client).games._sessions() as db:  # as tests/server/test_accounts.py
+    with services(client).sessions() as db:  # as tests/server/test_accounts.py
         return int(db.scalar(select(func.count()).select_from(table)) or 0)
 
 
 def users(client: TestClient) -> list[str]:
-    with services(client).games._sessions() as db:
+    with services(client).sessions() as db:
         return sorted(db.scalars(select(User.name)))
 
 
@@ -137,35 +138,30 @@ def test_account_limits_are_shared_through_redis(monkeypatch: pytest.MonkeyPatch
         assert user_count(a) == 1 and user_count(b) == 1
 
 
-def test_limits_from_the_environment() -> None:
-    assert Limits.from_env({}) == Limits()
+def test_limits_from_the_settings() -> None:
     assert (Limits().registrations_per_client, Limits().guests_per_client,
             Limits().account_window) == (20, 60, 3600)
-    limits = Limits.from_env({"ELGRANDE_REGISTRATIONS_PER_CLIENT": "5",
-                              "ELGRANDE_GUESTS_PER_CLIENT": " 0 ",
-                              "ELGRANDE_ACCOUNT_WINDOW": "90.5",
-                              "ELGRANDE_LOGIN_WINDOW": ""})  # empty: the default
+    key = {"ELGRANDE_SECRET_KEY": "k" * 32}
+    assert Limits.from_settings(Settings.load(key)) == Limits(), "the same defaults"
+    limits = Limits.from_settings(Settings.load({
+        **key, "ELGRANDE_REGISTRATIONS_PER_CLIENT": "5", "ELGRANDE_GUESTS_PER_CLIENT": " 0 ",
+        "ELGRANDE_ACCOUNT_WINDOW": "90.5"}))
     assert (limits.registrations_per_client, limits.guests_per_client,
             limits.account_window, limits.login_window) == (5, 0, 90.5, Limits().login_window)
-    for name, value, expected in [
-        ("ELGRANDE_GUESTS_PER_CLIENT", "many", "ELGRANDE_GUESTS_PER_CLIENT must be a whole number"),
-        ("ELGRANDE_REGISTRATIONS_PER_CLIENT", "-1", "at least 0, not '-1'"),
-        ("ELGRANDE_REGISTRATIONS_PER_CLIENT", "2.5", "whole number"),
-        ("ELGRANDE_ACCOUNT_WINDOW", "0", "ELGRANDE_ACCOUNT_WINDOW must be a number of seconds"),
-        ("ELGRANDE_ACCOUNT_WINDOW", "nan", "above 0"),
-        ("ELGRANDE_ACCOUNT_WINDOW", "an hour", "above 0, not 'an hour'"),
-        ("ELGRANDE_LOGIN_FAILURES_PER_NAME", "0", "at least 1"),
-        ("ELGRANDE_MAX_BODY", "64k", "ELGRANDE_MAX_BODY must be a whole number"),
+    for name, value in [
+        ("ELGRANDE_GUESTS_PER_CLIENT", "many"), ("ELGRANDE_REGISTRATIONS_PER_CLIENT", "-1"),
+        ("ELGRANDE_REGISTRATIONS_PER_CLIENT", "2.5"), ("ELGRANDE_ACCOUNT_WINDOW", "0"),
+        ("ELGRANDE_ACCOUNT_WINDOW", "nan"), ("ELGRANDE_ACCOUNT_WINDOW", "an hour"),
+        ("ELGRANDE_LOGIN_FAILURES_PER_NAME", "0"), ("ELGRANDE_MAX_BODY", "64k"),
     ]:
-        with pytest.raises(ValueError, match=expected):
-            Limits.from_env({name: value})
+        with pytest.raises(SettingsError, match=f"^{name}: {value!r} is not valid"):
+            Settings.load({**key, name: value})
 
 
-def test_a_bad_setting_stops_the_app_from_starting(monkeypatch: pytest.MonkeyPatch,
-                                                   tmp_path: Path) -> None:
+def test_a_bad_setting_stops_the_app_from_starting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ELGRANDE_GUESTS_PER_CLIENT", "lots")
-    with pytest.raises(ValueError, match="ELGRANDE_GUESTS_PER_CLIENT"):
-        make_app(tmp_path)
+    with pytest.raises(SettingsError, match="ELGRANDE_GUESTS_PER_CLIENT"):
+        Settings.load()
 
 
 def test_zero_means_no_limit() -> None:
@@ -181,8 +177,9 @@ def test_the_benchmark_servers_have_no_account_limit(tmp_path: Path) -> None:
     from elgrande.loadgen.launch import ServerProcess
 
     env = ServerProcess("sqlite:///unused.db", None, tmp_path).env
-    limits = Limits.from_env(env)
+    limits = Limits.from_settings(Settings.load(env))
     assert limits.guests_per_client == 0 and limits.registrations_per_client == 0
     limited = ServerProcess("sqlite:///unused.db", None, tmp_path,
                             extra_env={"ELGRANDE_GUESTS_PER_CLIENT": "5"}).env
-    assert Limits.from_env(limited).guests_per_client == 5, "a test may still set one"
+    assert Limits.from_settings(Settings.load(limited)).guests_per_client == 5, \
+        "a test may still set one"

@@ -1,5 +1,5 @@
 """Security headers, request and WebSocket size bounds, login rate limiting, and log
-redaction (elgrande/server/hardening.py)."""
+redaction (elgrande/server/hardening/)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from elgrande.server import hardening
@@ -40,8 +41,10 @@ def test_hsts_behind_https(tmp_path: Path) -> None:
         assert client.get("/login").headers["strict-transport-security"].startswith("max-age=")
 
 
-def test_install_twice_changes_nothing(app: object, client: TestClient) -> None:
-    hardening.install(app, None)  # type: ignore[arg-type]
+def test_hardening_twice_changes_nothing(app: FastAPI, client: TestClient) -> None:
+    limits = hardening.Limits()
+    hardening.harden(app, limits=limits, limiters=hardening.make_limiters(limits, None),
+                     hsts=True, secrets=[])
     assert client.get("/login").headers["content-security-policy"] == CSP
 
 

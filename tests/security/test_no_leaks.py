@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from elgrande.matches import Match
 from elgrande.rules import GameConfig, to_act
 from elgrande.rules.state import PENDING, SECRET_PURPOSES
-from elgrande.server.models import Game, Seat
+from elgrande.server.tables import Game, Seat
 
 from .conftest import Player, anonymous, guest, services
 
@@ -78,7 +78,7 @@ class Table:
         self.spectator = anonymous(client)
 
     def store(self, match: Match) -> int:
-        self.svc.games.store.add(match)
+        self.svc.store.add(match)
         with Session(self.svc.engine) as db, db.begin():
             game = Game(invite_token=uuid.uuid4().hex, creator_id=self.players[0].user_id,
                         players=PLAYERS, rounds=9, status="active", match_id=match.id)
@@ -110,7 +110,7 @@ class Table:
 
 def match_id_absent(pages: dict[str, Any], svc: Any, game_id: int) -> bool:
     """The match id (and with it anything keyed by it) never reaches the page."""
-    match_id = svc.games.get(game_id).match_id
+    match_id = svc.lobby.get(game_id).match_id
     return match_id not in str(pages)
 
 

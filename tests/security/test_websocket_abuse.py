@@ -21,17 +21,17 @@ def two_player_game(client: TestClient) -> tuple[int, list[Player], str]:
     svc = services(client)
     players = [guest(client), guest(client)]
     users = [svc.accounts.get(p.user_id) for p in players]
-    from elgrande.server.games import SeatSpec
+    from elgrande.server.lobby import SeatSpec
 
-    game = svc.games.create(users[0], 2, 6, [SeatSpec("me"), SeatSpec("open")])
-    svc.games.join(game.id, users[1])
-    match_id = svc.games.start(game.id, users[0])
+    game = svc.lobby.create(users[0], 2, 6, [SeatSpec("me"), SeatSpec("open")])
+    svc.lobby.join(game.id, users[1])
+    match_id = svc.lobby.start(game.id, users[0])
     return game.id, players, match_id
 
 
 def everything(client: TestClient, match_id: str) -> dict[str, Any]:
     """The whole stored match, drafts included: what must not change."""
-    match = services(client).games.store.load(match_id)
+    match = services(client).store.load(match_id)
     return {"log": [(e.seq, str(e.action)) for e in match.log],
             "drafts": {s: ([str(a) for a in d.steps], [str(a) for a in d.redo_stack])
                        for s, d in match.drafts.items()}}
@@ -39,7 +39,7 @@ def everything(client: TestClient, match_id: str) -> dict[str, Any]:
 
 def test_bad_websocket_messages_are_refused_and_change_nothing(client: TestClient) -> None:
     game_id, players, match_id = two_player_game(client)
-    store = services(client).games.store
+    store = services(client).store
     mover = to_act(store.load(match_id).state)[0]
     waiter = 1 - mover
     # The mover takes one step, so there is a draft that must survive all of this.
@@ -94,7 +94,7 @@ def test_spectators_and_strangers_cannot_act(client: TestClient) -> None:
     game_id, players, match_id = two_player_game(client)
     stranger = guest(client)
     before = everything(client, match_id)
-    seq = services(client).games.store.load(match_id).seq
+    seq = services(client).store.load(match_id).seq
     with stranger.ws(game_id) as ws:
         assert ws.receive_json()["state"]["spectator"] is True
         ws.send_json({"type": "step", "action": "p0 bid 1", "seq": seq})
@@ -107,7 +107,7 @@ def test_spectators_and_strangers_cannot_act(client: TestClient) -> None:
 
 def test_http_actions_for_another_seat_are_refused(client: TestClient) -> None:
     game_id, players, match_id = two_player_game(client)
-    store = services(client).games.store
+    store = services(client).store
     mover = to_act(store.load(match_id).state)[0]
     waiter = 1 - mover
     before = everything(client, match_id)

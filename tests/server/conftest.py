@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from elgrande.server.app import create_app
 from elgrande.server.security import SESSION_COOKIE
 from elgrande.server.settings import Settings
+from tests.apps import app_for
 
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -94,7 +94,7 @@ class PageSocket:
 
 @pytest.fixture
 def app(tmp_path: Path) -> Any:
-    return create_app(Settings(database_url=f"sqlite:///{tmp_path / 'test.db'}", secret_key="k" * 32,
+    return app_for(Settings(database_url=f"sqlite:///{tmp_path / 'test.db'}", secret_key="k" * 32,
                                bot_delay=0.0))
 
 

@@ -15,8 +15,8 @@ def advance(svc: Any, game_id: int, until: Callable[[Match], bool], seed: int = 
             limit: int = 5000) -> Match:
     """Plays random legal turns (each seat: steps to its boundary, then finish) until
     `until(match)` holds for the committed match."""
-    game = svc.games.get(game_id)
-    store = svc.games.store
+    game = svc.lobby.get(game_id)
+    store = svc.store
     rng = random.Random(seed)
     for _ in range(limit):
         match = store.load(game.match_id)

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import uvicorn
 
-from elgrande.server.app import create_app
 from elgrande.server.settings import Settings
+from tests.apps import app_for
 
 
 @contextmanager
 def live_server(tmp_path: Path, bot_delay: float = 0.0) -> Iterator[str]:
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'live.db'}", secret_key="test-secret",
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'live.db'}", secret_key="test-secret-key-0123456789",
                         bot_delay=bot_delay)
-    app = create_app(settings)
+    app = app_for(settings)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

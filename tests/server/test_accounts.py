@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from elgrande.server.models import User
 from elgrande.server.security import SESSION_COOKIE
+from elgrande.server.tables import User
 
 from .conftest import As, register, services
 
@@ -23,7 +23,7 @@ def test_register_sets_a_signed_httponly_samesite_cookie(client: TestClient) -> 
 
 
 def test_password_is_stored_as_an_argon2_hash(client: TestClient, anna: As) -> None:
-    with services(client).games._sessions() as db:
+    with services(client).sessions() as db:
         user = db.scalar(select(User).where(User.name == "anna"))
     assert user is not None and user.password_hash is not None
     assert user.password_hash.startswith("$argon2id$")
@@ -42,7 +42,7 @@ def test_register_rejects_bad_input_and_creates_nothing(client: TestClient, anna
         response = anon.post("/register", data={"name": name, "password": password, "csrf_token": anon.csrf()})
         assert response.status_code == 400 and message in response.text
         assert SESSION_COOKIE not in response.headers.get("set-cookie", "")
-    with services(client).games._sessions() as db:
+    with services(client).sessions() as db:
         assert [u.name for u in db.scalars(select(User))] == ["anna"]
 
 

@@ -10,10 +10,10 @@ from fastapi.testclient import TestClient
 
 from elgrande.matches import Match
 from elgrande.rules import GameConfig, legal_actions, to_act
-from elgrande.server.app import create_app
 from elgrande.server.bots import BOT_LEVELS, think
-from elgrande.server.games import SeatSpec
+from elgrande.server.lobby import SeatSpec
 from elgrande.server.settings import Settings
+from tests.apps import app_for
 
 from .conftest import As
 
@@ -34,14 +34,14 @@ def test_a_bot_turn_is_legal_and_stops_at_its_boundary() -> None:
 
 def test_bots_due_when_the_server_stopped_move_when_it_starts(tmp_path: Path) -> None:
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'restart.db'}", secret_key="k" * 32, bot_delay=0.0)
-    app: Any = create_app(settings)
+    app: Any = app_for(settings)
     svc = app.state.services
     user = svc.accounts.register("anna", "long enough")
     # Without the app running, nothing moves the bots: find a game where a bot starts.
     for _ in range(20):
-        game = svc.games.create(user, 2, 9, [SeatSpec("me"), SeatSpec("bot", bot_level="random")])
-        svc.games.start(game.id, user)
-        match = svc.games.store.load(svc.games.get(game.id).match_id)
+        game = svc.lobby.create(user, 2, 9, [SeatSpec("me"), SeatSpec("bot", bot_level="random")])
+        svc.lobby.start(game.id, user)
+        match = svc.store.load(svc.lobby.get(game.id).match_id)
         if to_act(match.state) == [1]:
             break
     else:
@@ -59,7 +59,7 @@ def test_bots_due_when_the_server_stopped_move_when_it_starts(tmp_path: Path) ->
 def test_bots_think_in_another_process(tmp_path: Path) -> None:
     import os
 
-    app: Any = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'p.db'}", secret_key="k" * 32))
+    app: Any = app_for(Settings(database_url=f"sqlite:///{tmp_path / 'p.db'}", secret_key="k" * 32))
     runner = app.state.services.bots
     try:
         assert runner._processes.submit(os.getpid).result(timeout=60) != os.getpid()

@@ -116,7 +116,7 @@ def test_a_finished_game_has_final_scores_a_record_and_log_stepping(
     game_id, anna, *_ = three_humans
     svc = services(client)
     match = advance(svc, game_id, lambda m: m.over)
-    svc.games.after_commit(match.id)
+    svc.play.after_commit(match.id)
     view = anna.get(f"/api/games/{game_id}").json()
     assert view["finished"] and view["winners"] and view["legal"] == []
     assert max(p["score"] for p in view["players"]) == view["players"][view["winners"][0]]["score"]

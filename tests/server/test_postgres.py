@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from elgrande.server.app import create_app
 from elgrande.server.settings import Settings
+from tests.apps import app_for
 from tests.pg_server import postgres_server, postgres_url  # noqa: F401  (fixtures)
 
 from .conftest import create_game, join_game, register, start_game
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture
 def pg_client(postgres_url: str) -> Iterator[TestClient]:  # noqa: F811
-    app: Any = create_app(Settings(database_url=postgres_url, secret_key="k" * 32, bot_delay=0.0))
+    app: Any = app_for(Settings(database_url=postgres_url, secret_key="k" * 32, bot_delay=0.0))
     with TestClient(app, follow_redirects=False) as client:
         yield client
 

@@ -60,9 +60,9 @@ def test_a_committed_secret_choice_is_hidden_from_the_others(
     with players[watcher].ws(game_id) as ws:
         assert ws.receive_json()["state"] == theirs
     # Had the first chooser picked differently, the others' views would be identical.
-    committed = svc.games.store.load(svc.games.get(game_id).match_id)
+    committed = svc.store.load(svc.lobby.get(game_id).match_id)
     other_choice = swapped(committed, len(committed.log) - 1, options[1])
-    seats = svc.games.seats(game_id)
+    seats = svc.lobby.seats(game_id)
     ev, other_ev = events_of(committed), events_of(other_choice)
     for seat in [s for s in range(3) if s != first] + [None]:
         assert present(committed, seat, seats, game_id, ev) == present(other_choice, seat, seats, game_id, other_ev)

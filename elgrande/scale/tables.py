@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from elgrande.db.models import Base
+from elgrande.db.base import Base
 
 
 class BotLease(Base):

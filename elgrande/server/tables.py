@@ -1,5 +1,5 @@
 """Tables of the web app: accounts, and lobby games with their seats. The play itself
-(log, drafts, seed) lives in the turn framework's tables (`elgrande.db.models`); a game
+(log, drafts, seed) lives in the turn framework's tables (`elgrande.matches.tables`); a game
 points at its match once it has started. Created by migration 0002_web."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from elgrande.db.models import Base
+from elgrande.db.base import Base
 
 
 def utcnow() -> datetime:

@@ -1,5 +1,5 @@
-"""Tables. Every table of the project is declared on ``Base`` (so Alembic sees it) and
-created by a migration in ``elgrande/db/migrations/versions/``."""
+"""The turn framework's tables: matches, their commits, log entries and drafts. Declared
+on the shared ``Base``; created by the migrations in ``elgrande/migrations/versions/``."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
-
-class Base(DeclarativeBase):
-    pass
+from elgrande.db.base import Base
 
 
 class MatchRow(Base):

@@ -1,16 +1,12 @@
-"""The project's one Alembic environment. ``elgrande.db.upgrade(engine)`` passes its
-connection in ``config.attributes["connection"]``; the ``alembic`` command line
-(``alembic -c elgrande/db/alembic.ini ...``) connects to $ELGRANDE_DATABASE_URL."""
+"""The project's one Alembic environment. ``elgrande.migrations.upgrade(engine)`` passes
+its connection in ``config.attributes["connection"]``; the ``alembic`` command line
+(``alembic -c elgrande/migrations/alembic.ini ...``, for writing new migrations) connects
+to $ELGRANDE_DATABASE_URL."""
 
 from alembic import context
 
-# Import every module that declares tables on Base here, so autogenerate sees them.
-import elgrande.scale.models  # noqa: F401  (bot_leases)
-import elgrande.server.models  # noqa: F401
 from elgrande.db.engine import make_engine, writer
-from elgrande.db.models import Base
-
-target_metadata = Base.metadata
+from elgrande.migrations.tables import metadata as target_metadata
 
 
 def run(connection: object) -> None:
@@ -31,6 +27,9 @@ given = context.config.attributes.get("connection")
 if given is not None:
     run(given)
 else:
-    with writer(make_engine()).connect() as connection:
+    import os
+
+    url = os.environ.get("ELGRANDE_DATABASE_URL") or "sqlite:///elgrande.db"
+    with writer(make_engine(url)).connect() as connection:
         run(connection)
         connection.commit()

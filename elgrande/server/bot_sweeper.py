@@ -1,8 +1,5 @@
-"""Computer seats with several server processes: every process hears every commit and
-may want to move the same bot. ``LeasedGames`` wraps the web app's ``Games`` for its
-``BotRunner`` so a process only works on a bot move whose lease it holds;
-``BotSweeper`` notices bot moves nobody is working on (their process died) and hands
-them to this process's runner."""
+"""With several server processes: notices computer moves nobody is working on (their
+process died without releasing its lease) and hands them to this process's runner."""
 
 from __future__ import annotations
 
@@ -11,53 +8,16 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import Engine, and_, exists, select
 
-from elgrande.db.models import MatchRow
-from elgrande.server.models import Game, Seat
+from elgrande.matches.tables import MatchRow
+from elgrande.scale.leases import utcnow
+from elgrande.scale.tables import BotLease
 
-from .leases import BotLeases, utcnow
-from .models import BotLease
+from .tables import Game, Seat
 
 log = logging.getLogger(__name__)
-
-
-class LeasedGames:
-    """Same interface as ``elgrande.server.games.Games`` (everything else is passed
-    through); ``bot_work`` keeps only the bot seats whose lease this process got, and
-    ``play_bot_steps`` plays only while the lease is still ours, then releases it."""
-
-    def __init__(self, games: Any, leases: BotLeases) -> None:
-        self._games = games
-        self.leases = leases
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._games, name)
-
-    def bot_work(self, game_id: int) -> list[tuple[int, str, dict[str, Any], int]]:
-        work: list[tuple[int, str, dict[str, Any], int]] = self._games.bot_work(game_id)
-        game = self._games.get(game_id)
-        if game is None or game.match_id is None:
-            return []
-        due = {item[0] for item in work}
-        for match_id, seat in self.leases.held():  # leftovers of moves already made
-            if match_id == game.match_id and seat not in due:
-                self.leases.release(match_id, seat)
-        return [item for item in work if self.leases.take(game.match_id, item[0])]
-
-    def play_bot_steps(self, game_id: int, seat: int, steps: list[str], seq: int) -> bool:
-        game = self._games.get(game_id)
-        if game is None or game.match_id is None:
-            return False
-        if not self.leases.renew(game.match_id, seat):
-            log.warning("bot lease for game %s seat %s lost; not playing", game_id, seat)
-            return False
-        try:
-            return bool(self._games.play_bot_steps(game_id, seat, steps, seq))
-        finally:
-            self.leases.release(game.match_id, seat)
 
 
 class BotSweeper:

@@ -1,0 +1,65 @@
+"""Refusals of the web app, and the one mapping from the turn framework's errors to
+what a client is told: the same code and message over HTTP and over the WebSocket."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from elgrande.matches import GameMovedOn, IllegalStep, MatchError
+
+if TYPE_CHECKING:
+    from .seat_views import SeatState
+
+
+class LobbyError(ValueError):
+    """A lobby request that cannot be done (the message says why, for the player)."""
+
+
+class PlayError(Exception):
+    """A refused play command: ``code`` as in elgrande.matches.errors plus a few of our
+    own (bad_request, not_started, spectator). ``shown`` is the seat's view after the
+    refusal when it is already at hand (a ``moved_on`` carries the new state)."""
+
+    def __init__(self, code: str, message: str, shown: SeatState | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.shown = shown
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+# HTTP status of each code; anything else is 409 (not allowed now).
+HTTP_STATUS = {"bad_request": 400, "bad_json": 400, "not_found": 404, "spectator": 403}
+
+
+def http_status(code: str) -> int:
+    return HTTP_STATUS.get(code, 409)
+
+
+def match_error_text(exc: MatchError) -> str:
+    """The player-facing text of a turn-framework refusal."""
+    if isinstance(exc, IllegalStep):
+        rendered = _rule_text(exc)
+        if rendered:
+            return rendered
+    return str(exc)
+
+
+def _rule_text(exc: IllegalStep) -> str | None:
+    code: Any = getattr(exc, "rule_code", None)
+    if not code:
+        return None
+    from .rule_messages import illegal_action_text
+
+    return illegal_action_text(str(code), getattr(exc, "params", None) or {})
+
+
+def from_match_error(exc: MatchError, shown: SeatState | None = None) -> PlayError:
+    """``shown``: the seat's view after the refusal, when the caller has it (for
+    ``GameMovedOn`` it is built from the match the error carries)."""
+    return PlayError(exc.code, match_error_text(exc), shown)
+
+
+__all__ = ["GameMovedOn", "LobbyError", "PlayError", "from_match_error", "http_status"]

@@ -1,0 +1,94 @@
+"""Error answers that are not the app's bugs: a database that is away (503), too many
+accounts from one address (429); and the error answers every /api/ operation may give,
+added to the OpenAPI schema."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from .limits import AccountLimitReached
+
+log = logging.getLogger(__name__)
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(AccountLimitReached, _account_limit_reached)
+    # Connection refused or lost, server shutting down, SQLite busy: not our bug, a 503.
+    app.add_exception_handler(OperationalError, _database_unavailable)
+    app.add_exception_handler(InterfaceError, _database_unavailable)
+    app.add_exception_handler(PoolTimeout, _database_unavailable)
+
+
+def _account_limit_reached(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, AccountLimitReached)
+    headers = {"retry-after": str(exc.retry_after)}
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": {"code": "rate_limited", "message": exc.message}},
+                            status_code=429, headers=headers)
+    return PlainTextResponse(exc.message, status_code=429, headers=headers)
+
+
+def _database_unavailable(request: Request, exc: Exception) -> Response:
+    log.warning("database unavailable for %s %s: %s", request.method, request.url.path,
+                type(exc).__name__)
+    message = "The database is unavailable at the moment; please try again shortly."
+    headers = {"retry-after": "5"}
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": {"code": "unavailable", "message": message}},
+                            status_code=503, headers=headers)
+    return PlainTextResponse(message, status_code=503, headers=headers)
+
+
+# ------------------------------------------------------------- documented error answers
+
+_REFUSAL = {  # the play API's own refusals: {"error": {...}, "state": the caller's view}
+    "type": "object", "required": ["error"],
+    "properties": {
+        "error": {"type": "object", "required": ["code", "message"],
+                  "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
+        "state": {"type": ["object", "null"]},
+    },
+}
+_DETAIL = {"type": "object", "required": ["detail"], "properties": {"detail": {}}}
+ERROR_RESPONSES: dict[str, tuple[str, list[dict[str, Any]]]] = {
+    "400": ("Malformed request", [_REFUSAL, _DETAIL]),
+    "401": ("Not logged in", [_DETAIL]),
+    "403": ("Not your seat, or a missing or wrong CSRF token", [_DETAIL]),
+    "404": ("No such game", [_DETAIL, _REFUSAL]),
+    "409": ("Not allowed now, or based on an old position (moved_on)", [_REFUSAL, _DETAIL]),
+    "413": ("Request body too large", [_REFUSAL]),
+    "503": ("The database is unavailable; try again shortly", [_REFUSAL]),
+}
+
+
+def document_error_responses(app: FastAPI) -> None:
+    """Adds the error answers every /api/ operation may give to the OpenAPI schema
+    (where a route does not document them itself), so clients and schema-based tests
+    know them."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = build()
+        for path, operations in schema.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                for status, (description, shapes) in ERROR_RESPONSES.items():
+                    body = shapes[0] if len(shapes) == 1 else {"anyOf": shapes}
+                    responses.setdefault(status, {
+                        "description": description,
+                        "content": {"application/json": {"schema": body}},
+                    })
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
