@@ -6,12 +6,14 @@ refuses a database that a newer version has upgraded."""
 
 from __future__ import annotations
 
+import sys
+
 from fastapi import FastAPI
 
 from elgrande.db.engine import make_engine
-from elgrande.migrations import upgrade
+from elgrande.migrations import SchemaError, upgrade
 from elgrande.server.app import create_app as build_app
-from elgrande.server.settings import Settings
+from elgrande.server.settings import Settings, SettingsError
 
 
 def prepare_database(url: str) -> None:
@@ -24,6 +26,15 @@ def prepare_database(url: str) -> None:
 
 
 def create_app() -> FastAPI:
-    settings = Settings.load()
-    prepare_database(settings.database_url)
+    """A bad setting or schema stops the process with one line (status 2 and 1)."""
+    try:
+        settings = Settings.load()
+    except SettingsError as exc:
+        print(f"elgrande: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
+        prepare_database(settings.database_url)
+    except SchemaError as exc:
+        print(f"elgrande: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
     return build_app(settings)

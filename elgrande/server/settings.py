@@ -8,6 +8,7 @@ The table of variables in docs/server.md is generated from this class
 
 from __future__ import annotations
 
+import difflib
 import os
 import secrets
 import sys
@@ -138,9 +139,11 @@ class Settings(BaseSettings):
                          and not name.startswith(TEST_PREFIX)
                          and name.removeprefix(PREFIX).lower() not in cls.model_fields)
         if unknown:
-            raise SettingsError(f"{unknown[0]} is not a setting; the settings are "
-                                f"{', '.join(env_name(f) for f in cls.model_fields)} "
-                                "(docs/server.md)")
+            known = [env_name(field) for field in cls.model_fields]
+            close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.8)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise SettingsError(f"{unknown[0]} is not a setting{hint}; docs/server.md lists "
+                                "them all")
         given = {k: v for k, v in overrides.items() if v is not None}
         try:
             if environ is None:
