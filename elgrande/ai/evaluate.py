@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elgrande.rules.board import CASTILLO, PRINTED_AWARDS, RECRUIT, SCORING_ROUNDS, TILES
-from elgrande.rules.state import BID, GAME_OVER, RECALL, State
-from elgrande.rules.state import RECRUIT as RECRUIT_PHASE
+from elgrande.rules.board import CASTILLO, PRINTED_AWARDS, RECRUITS_BY_POWER, SCORING_ROUNDS, TILES
+from elgrande.rules.state import BID, GAME_OVER, RECALL, RECRUIT, State
 
 PAYING_RANKS = (0, 0, 1, 2, 3, 3)
 
@@ -187,9 +186,9 @@ def _pending_recruits(s: State, finished: set[int]) -> list[int]:
         bid = s.bids[p]
         if not bid or p in finished:
             continue
-        if p == s.active and s.phase not in (RECRUIT_PHASE, RECALL):
+        if p == s.active and s.phase not in (RECRUIT, RECALL):
             continue
-        pending[p] = min(RECRUIT[bid], s.provinces[p])
+        pending[p] = min(RECRUITS_BY_POWER[bid], s.provinces[p])
     return pending
 
 

@@ -30,7 +30,7 @@ def to_action(action: Action | str) -> Action:
         try:
             return parse_action(action)
         except ValueError as exc:
-            raise IllegalStep(f"not an action: {action!r} ({exc})") from exc
+            raise IllegalStep("not_an_action", {"action": action}) from exc
     return action
 
 
@@ -90,13 +90,16 @@ class Draft:
             )
         if not self.may_step:
             raise NotYourTurn(f"seat {self.seat} may not act now")
-        if action.seat != self.seat:
-            raise IllegalStep(f"{action} is not an action of seat {self.seat}")
+        if action.seat != self.seat:  # the engine would accept it: another seat may act too
+            raise IllegalStep("not_your_decision", {
+                "action": str(action), "seat": action.seat, "to_act": [self.seat],
+                "phase": self.current.phase_name,
+            })
         after = self.current.copy()
         try:
             apply(after, action)
         except IllegalAction as exc:
-            raise IllegalStep(str(exc)) from exc
+            raise IllegalStep(exc.code, exc.params) from exc
         self.steps.append(action)
         self.states.append(after)
         if not keep_redo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -28,9 +29,19 @@ class BoundaryReached(MatchError):
 
 
 class IllegalStep(MatchError):
-    """The action is not legal here (or not valid notation); the reason is in the message."""
+    """The action is not legal here (or not valid notation).
+
+    ``rule_code`` and ``params`` are the rules engine's reason (``IllegalAction.code`` and
+    ``.params``, docs/api.md); the message is their neutral "code key=value" form. Wording
+    it for people is the web layer's job (elgrande.server.rule_messages).
+    """
 
     code = "illegal"
+
+    def __init__(self, rule_code: str, params: Mapping[str, Any] | None = None) -> None:
+        self.rule_code = rule_code
+        self.params: dict[str, Any] = dict(params or {})
+        super().__init__(" ".join([rule_code, *(f"{k}={v!r}" for k, v in self.params.items())]))
 
 
 class NothingToUndo(MatchError):
@@ -54,17 +65,21 @@ class ExportRefused(MatchError):
 class GameMovedOn(MatchError):
     """The committed log is no longer at the sequence number the request was based on.
 
-    ``view`` is the seat's fresh view (the same dict as ``SeatView.to_dict()``), so the
-    caller can show the new state at once; the seat's draft has been rebased onto it.
-    """
+    ``match`` is the match as it is now, with the seat's draft (rebased onto the new
+    log), so the caller can show the new state at once without reading it again;
+    ``view`` is the seat's view of it (``SeatView.to_dict()``). The message names no
+    internal id: it reaches players."""
 
     code = "moved_on"
 
-    def __init__(self, match_id: str, expected_seq: int, seq: int, view: dict[str, Any]) -> None:
-        super().__init__(
-            f"the game moved on: match {match_id} is at sequence {seq}, not {expected_seq}"
-        )
-        self.match_id = match_id
+    def __init__(self, match: Any, seat: int | None, expected_seq: int) -> None:
+        super().__init__(f"the game moved on: it is at move {match.seq}, not {expected_seq}")
+        self.match = match
+        self.seat = seat
         self.expected_seq = expected_seq
-        self.seq = seq
-        self.view = view
+        self.seq: int = match.seq
+
+    @property
+    def view(self) -> dict[str, Any]:
+        found: dict[str, Any] = self.match.seat_view(self.seat).to_dict()
+        return found

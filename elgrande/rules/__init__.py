@@ -3,15 +3,15 @@
 See docs/api.md. The public surface is re-exported here.
 """
 
-from .actions import CHANCE, Action, all_actions, parse_action
+from .actions import CHANCE, Action, Kind, all_actions, parse_action
 from .board import AREA_CODES, REGION_CODES
 from .cards import CARDS
 from .engine import (
+    ILLEGAL_CODES,
     IllegalAction,
     apply,
     chance_outcomes,
     check_invariants,
-    explain_illegal,
     is_chance,
     is_terminal,
     legal_actions,
@@ -20,14 +20,29 @@ from .engine import (
     resolve_chance,
     sample_chance,
     to_act,
+    why_illegal,
     winners,
 )
-from .state import GameConfig, Options, State
-from .views import redact, view
+from .events import (
+    AutoLoss,
+    AutoRecall,
+    CastilloReleased,
+    Event,
+    Revealed,
+    Scored,
+    SecretsRevealed,
+    SetupDone,
+    Skipped,
+)
+from .state import GameConfig, Options, Phase, SecretPurpose, State
+from .views import VIEW_SCHEMA_PATH, redact, view
 
 __all__ = [
-    "AREA_CODES", "CARDS", "CHANCE", "REGION_CODES", "Action", "GameConfig", "IllegalAction",
-    "Options", "State", "all_actions", "apply", "chance_outcomes", "check_invariants",
-    "explain_illegal", "is_chance", "is_terminal", "legal_actions", "new_game", "parse_action",
-    "redact", "replay", "resolve_chance", "sample_chance", "to_act", "view", "winners",
+    "AREA_CODES", "CARDS", "CHANCE", "ILLEGAL_CODES", "REGION_CODES", "VIEW_SCHEMA_PATH",
+    "Action", "AutoLoss", "AutoRecall", "CastilloReleased", "Event", "GameConfig",
+    "IllegalAction", "Kind", "Options", "Phase", "Revealed", "Scored", "SecretPurpose",
+    "SecretsRevealed", "SetupDone", "Skipped", "State",
+    "all_actions", "apply", "chance_outcomes", "check_invariants", "is_chance", "is_terminal",
+    "legal_actions", "new_game", "parse_action", "redact", "replay", "resolve_chance",
+    "sample_chance", "to_act", "view", "why_illegal", "winners",
 ]

@@ -9,6 +9,7 @@ actions never allocates new objects and comparisons are plain int comparisons.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import IntEnum
 
 from .board import AREA_CODES, CASTILLO, NUM_AREAS, NUM_REGIONS, TILES, parse_area
 from .cards import CARDS, NUM_CARDS, parse_card
@@ -16,14 +17,39 @@ from .cards import CARDS, NUM_CARDS, parse_card
 MAX_PLAYERS = 5
 CHANCE = -1
 
-# Kinds, in the order their codes sort. Each has a text pattern (see _format).
-HOME, KING_AT, START, REVEAL = 0, 1, 2, 3  # chance
-BID, RECRUIT, RECALL, TAKE = 4, 5, 6, 7
-DEPLOY, SPECIAL, END = 8, 9, 10
-PLACE, PICK, DROP, FROM, OPTION = 11, 12, 13, 14, 15
-SECRET, REMOVE, LOSE, SCORE = 16, 17, 18, 19
-RETRIEVE, GRANDE, COURT, KING, TILE, EVICT = 20, 21, 22, 23, 24, 25
-DONE = 26  # last, so that "stop here" sorts after the choices it ends
+
+class Kind(IntEnum):
+    """An action's verb, in the order action codes sort. The values are part of every
+    action's code: never renumber them. ``KIND_NAMES[kind]`` is the verb in the notation."""
+
+    HOME = 0  # chance (set-up)
+    KING_AT = 1  # chance (set-up)
+    START = 2  # chance (set-up)
+    REVEAL = 3  # chance (each round)
+    BID = 4
+    RECRUIT = 5
+    RECALL = 6
+    TAKE = 7
+    DEPLOY = 8
+    SPECIAL = 9
+    END = 10
+    PLACE = 11
+    PICK = 12
+    DROP = 13
+    FROM = 14
+    OPTION = 15
+    SECRET = 16
+    REMOVE = 17
+    LOSE = 18
+    SCORE = 19
+    RETRIEVE = 20
+    GRANDE = 21
+    COURT = 22
+    KING = 23
+    TILE = 24
+    EVICT = 25
+    DONE = 26  # last, so that "stop here" sorts after the choices it ends
+
 
 KIND_NAMES = (
     "home", "king", "start", "reveal",
@@ -34,6 +60,14 @@ KIND_NAMES = (
     "retrieve", "grande", "court", "king", "tile", "evict",
     "done",
 )
+assert len(KIND_NAMES) == len(Kind)
+_KINDS = tuple(Kind)
+# Module-level names of the kinds, as plain ints for the engine's hot paths (like the phases).
+(
+    HOME, KING_AT, START, REVEAL, BID, RECRUIT, RECALL, TAKE, DEPLOY, SPECIAL, END,
+    PLACE, PICK, DROP, FROM, OPTION, SECRET, REMOVE, LOSE, SCORE,
+    RETRIEVE, GRANDE, COURT, KING, TILE, EVICT, DONE,
+) = (int(k) for k in Kind)
 CHANCE_KINDS = (HOME, KING_AT, START, REVEAL)
 LOSE_COURT = 10  # argument of LOSE meaning "from the court"
 OPTION_NAMES = ("1c", "1b")  # card 1i: place from court (1c) or empty one region (1b)
@@ -49,8 +83,8 @@ class Action(int):
         return (self >> 16) - 1
 
     @property
-    def kind_id(self) -> int:
-        return (self >> 10) & 63
+    def kind_id(self) -> Kind:
+        return _KINDS[(self >> 10) & 63]
 
     @property
     def kind(self) -> str:

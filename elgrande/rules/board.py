@@ -48,8 +48,8 @@ def _neighbours() -> tuple[tuple[int, ...], ...]:
 NEIGHBOURS = _neighbours()
 EDGES = tuple((AREA_INDEX[a], AREA_INDEX[b]) for a, b in _EDGES)
 
-# Power card value -> Caballeros recruited from the provinces (rules.md §4.2).
-RECRUIT = (0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0)
+# Power card value -> most Caballeros recruited from the provinces (rules.md §4.2).
+RECRUITS_BY_POWER = (0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0)
 POWER_VALUES = tuple(range(1, 14))
 CABALLEROS_PER_PLAYER = 30
 START_COURT, START_HOME, START_PROVINCES = 7, 2, 21

@@ -8,7 +8,9 @@ end of round, scorings) until the next decision or chance step.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from . import actions as A
 from .actions import CHANCE, Action, parse_action
@@ -17,13 +19,23 @@ from .board import (
     CASTILLO,
     NEIGHBOURS,
     NUM_REGIONS,
-    RECRUIT,
+    RECRUITS_BY_POWER,
     SCORING_ROUNDS,
     START_COURT,
     START_HOME,
     START_PROVINCES,
 )
-from .cards import CARD_INDEX, CARDS, INITIAL_COPIES, KING_CARD, STACK_CARDS
+from .cards import CARD_INDEX, CARDS, INITIAL_COPIES, KING_CARD, NUM_CARDS, STACK_CARDS
+from .events import (
+    AutoLoss,
+    AutoRecall,
+    CastilloReleased,
+    Event,
+    Revealed,
+    SecretsRevealed,
+    SetupDone,
+    Skipped,
+)
 from .scoring import awards_of, score_area
 from .state import (
     AFTER_DEPLOY,
@@ -46,10 +58,13 @@ from .state import (
     LOSE_TWO,
     MOVE,
     MOVE_DROP,
+    NO_PURPOSE,
     NOT_ASKED,
     OPTION,
     PENDING,
+    PHASE_NAMES,
     RECALL,
+    RECRUIT,
     REMOVE,
     RETRIEVE,
     REVEAL,
@@ -63,15 +78,35 @@ from .state import (
     GameConfig,
     State,
 )
-from .state import (
-    RECRUIT as RECRUIT_PHASE,
-)
 
-Events = list | None
+# Where apply() appends what happened (elgrande/rules/events.py), or None.
+Events = list[Event] | None
 
 
 class IllegalAction(ValueError):
-    """An action that is not legal in this state; the message says why."""
+    """An action ``apply`` refused; the state is untouched.
+
+    ``code`` says why and ``params`` gives the details as plain values (docs/api.md,
+    "Illegal actions"). The rules package holds no human language: ``str(exc)`` is the
+    neutral "code key=value ..." form, and elgrande.server.rule_messages words it.
+    """
+
+    def __init__(self, code: str, params: Mapping[str, Any] | None = None) -> None:
+        self.code = code
+        self.params: dict[str, Any] = dict(params or {})
+        super().__init__(code, self.params)  # args that rebuild it (pickling)
+
+    def __str__(self) -> str:
+        return " ".join([self.code, *(f"{k}={v!r}" for k, v in self.params.items())])
+
+
+# The codes IllegalAction carries.
+NOT_AN_ACTION = "not_an_action"  # params: action (the text or number given)
+GAME_IS_OVER = "game_over"  # params: action
+NOT_YOUR_DECISION = "not_your_decision"  # params: action, seat, to_act, phase
+NOT_LEGAL_NOW = "not_legal_now"  # params: action, seat, phase, kind, legal, same_kind
+BAD_LOG_ENTRY = "bad_log_entry"  # params: index, entry, cause, cause_params
+ILLEGAL_CODES = (NOT_AN_ACTION, GAME_IS_OVER, NOT_YOUR_DECISION, NOT_LEGAL_NOW, BAD_LOG_ENTRY)
 
 
 # ---------------------------------------------------------------------------------------
@@ -120,11 +155,6 @@ CARD_3A, CARD_3B, CARD_3C, CARD_3D, CARD_3E, CARD_3F, CARD_3G, CARD_3H = (
     CARD_INDEX[c] for c in ("3a", "3b", "3c", "3d", "3e", "3f", "3g", "3h"))
 CARD_4A, CARD_4B, CARD_4C, CARD_4D, CARD_4E, CARD_4F, CARD_4G = (
     CARD_INDEX[c] for c in ("4a", "4b", "4c", "4d", "4e", "4f", "4g"))
-# Movement budgets (own, opposing, any colour) of the "move Caballeros" cards.
-_MOVE_BUDGETS = {
-    CARD_1A: (0, 0, 3), CARD_1D: (2, 2, 0), CARD_1E: (4, 0, 0), CARD_1F: (0, 3, 0),
-    CARD_1G: (0, 0, 5), CARD_1H: (0, 0, 4),
-}
 
 
 # ---------------------------------------------------------------------------------------
@@ -141,7 +171,7 @@ def new_game(config: GameConfig) -> State:
         hand=[0b11111111111110] * n, bids=[0] * n, start_player=-1, order=[], turn=0, active=-1,
         copies=list(INITIAL_COPIES), available=[], card=-1, parts_done=0, deploy_left=0,
         count_left=0, own_left=0, opp_left=0, any_left=0, source=-1, picked=-1,
-        arrived=[0] * (10 * n), queue=[], secret=[NOT_ASKED] * n, secret_purpose=-1,
+        arrived=[0] * (10 * n), queue=[], secret=[NOT_ASKED] * n, secret_purpose=NO_PURPOSE,
     )
 
 
@@ -180,13 +210,13 @@ def apply(s: State, action: Action | int | str, events: Events = None) -> None:
     if isinstance(action, str):
         try:
             action = parse_action(action)
-        except ValueError as error:
-            raise IllegalAction(str(error)) from None
+        except ValueError:
+            raise IllegalAction(NOT_AN_ACTION, {"action": action}) from None
     legal = s.legal_cache
     if legal is None:
         legal = s.legal_cache = tuple(_LEGAL[s.phase](s))
     if action not in legal:
-        raise IllegalAction(explain_illegal(s, action))
+        raise why_illegal(s, action)
     s.legal_cache = None
     s.ply += 1
     _APPLY[s.phase](s, action & 1023, action, events)
@@ -234,35 +264,40 @@ def winners(s: State) -> list[int]:
     return [p for p in range(s.n) if s.scores[p] == best]
 
 
-def replay(config: GameConfig, log: list) -> State:
-    """Rebuild the state reached by applying ``log`` (actions or their notation) to a new game."""
+def replay(config: GameConfig, log: Sequence[Action | int | str]) -> State:
+    """Rebuild the state reached by applying ``log`` (actions or their notation) to a new game.
+    An entry that does not apply raises IllegalAction ``bad_log_entry``."""
     s = new_game(config)
     for i, action in enumerate(log):
         try:
             apply(s, action)
         except IllegalAction as error:
-            raise IllegalAction(f"log entry {i} ({action}): {error}") from None
+            raise IllegalAction(BAD_LOG_ENTRY, {
+                "index": i, "entry": str(action), "cause": error.code, "cause_params": error.params,
+            }) from None
     return s
 
 
-def explain_illegal(s: State, action: int) -> str:
-    """Why ``action`` is not legal now (called only on the error path)."""
+def why_illegal(s: State, action: int) -> IllegalAction:
+    """The IllegalAction (not raised) that ``apply`` gives for ``action`` in ``s``; called
+    only on the error path. ``action`` must not be legal."""
     try:
         a = A.from_code(int(action))
-    except ValueError:
-        return f"{action!r} is not an action"
+    except (ValueError, TypeError):
+        return IllegalAction(NOT_AN_ACTION, {"action": str(action)})
     actors = to_act(s)
     if not actors:
-        return f"{a} is not legal: the game is over"
+        return IllegalAction(GAME_IS_OVER, {"action": str(a)})
+    phase = PHASE_NAMES[s.phase]
     if a.seat not in actors:
-        who = "chance" if actors == [CHANCE] else ", ".join(f"p{p}" for p in actors)
-        return f"{a} is not legal: it is not p{a.seat}'s decision now (waiting for {who}, phase {s.phase_name})"
+        return IllegalAction(NOT_YOUR_DECISION, {
+            "action": str(a), "seat": a.seat, "to_act": actors, "phase": phase})
     mine = legal_actions(s, a.seat)
-    same_kind = [str(x) for x in mine if x.kind_id == a.kind_id]
-    if same_kind:
-        return f"{a} is not legal now; possible {a.kind} actions: {', '.join(same_kind)}"
-    return (f"{a} is not legal in phase {s.phase_name}; legal actions: "
-            f"{', '.join(str(x) for x in mine) or 'none'}")
+    return IllegalAction(NOT_LEGAL_NOW, {
+        "action": str(a), "seat": a.seat, "phase": phase, "kind": a.kind,
+        "legal": [str(x) for x in mine],
+        "same_kind": [str(x) for x in mine if x.kind_id == a.kind_id],
+    })
 
 
 # ---------------------------------------------------------------------------------------
@@ -326,7 +361,7 @@ def _apply_setup(s: State, arg: int, action: int, events: Events) -> None:
     else:
         s.start_player = arg
     if events is not None:
-        events.append({"type": "setup", "homes": s.grande[:], "king": s.king, "start_player": s.start_player})
+        events.append(SetupDone(tuple(s.grande), s.king, s.start_player))
     _begin_round(s)
 
 
@@ -349,7 +384,7 @@ def _apply_reveal(s: State, arg: int, action: int, events: Events) -> None:
     s.copies[arg] -= 1
     s.available.append(arg)
     if events is not None:
-        events.append({"type": "reveal", "card": CARDS[arg].id})
+        events.append(Revealed(CARDS[arg].id))
     if len(s.available) == 4:
         s.available.append(KING_CARD)
         s.phase = BID
@@ -379,28 +414,30 @@ def _apply_bid(s: State, v: int, action: int, events: Events) -> None:
         bids = s.bids
         s.order = sorted(range(s.n), key=lambda q: -bids[q])
         s.turn = 0
-        _start_turn(s)
+        _start_turn(s, events)
 
 
 # ---------------------------------------------------------------------------------------
 # A player's turn: recruit, take a card, deployment and special action in either order
 
 
-def _start_turn(s: State) -> None:
+def _start_turn(s: State, events: Events) -> None:
     p = s.order[s.turn]
     s.active = p
     s.card = -1
     s.parts_done = 0
-    limit = RECRUIT[s.bids[p]]
+    limit = RECRUITS_BY_POWER[s.bids[p]]
     if limit and (s.provinces[p] or _board_eligible(s, p)):
-        s.phase = RECRUIT_PHASE
-    else:
+        s.phase = RECRUIT
+    else:  # "recruit 0" would be the only choice
+        if events is not None:
+            events.append(Skipped(p, "recruit"))
         s.phase = TAKE
 
 
 def _legal_recruit(s: State) -> list[Action]:
     p = s.active
-    most = min(RECRUIT[s.bids[p]], s.provinces[p] + _board_eligible(s, p))
+    most = min(RECRUITS_BY_POWER[s.bids[p]], s.provinces[p] + _board_eligible(s, p))
     return _RECRUIT[p][: most + 1]
 
 
@@ -417,9 +454,13 @@ def _begin_recall(s: State, shortfall: int, events: Events) -> None:
     region, not the Castillo): at recruitment, or for card 4c with its board option."""
     p = s.active
     if shortfall and shortfall >= _board_eligible(s, p):
+        recalled = []
         for r in _owned_regions(s, p):  # no choice left: every eligible one comes back
+            recalled.append((r, s.cab[r * s.n + p]))
             s.court[p] += s.cab[r * s.n + p]
             s.cab[r * s.n + p] = 0
+        if events is not None:
+            events.append(AutoRecall(p, tuple(recalled)))
         shortfall = 0
     if shortfall:
         s.count_left = shortfall
@@ -488,7 +529,9 @@ def _apply_choose(s: State, arg: int, action: int, events: Events) -> None:
 def _begin_deployment(s: State, events: Events) -> None:
     p = s.active
     s.deploy_left = CARDS[s.card].stack
-    if s.court[p] == 0:
+    if s.court[p] == 0:  # only after the special action: "deploy" needs a court
+        if events is not None:
+            events.append(Skipped(p, "deployment"))
         _finish_deployment(s, events)
     else:
         s.phase = DEPLOY
@@ -515,7 +558,11 @@ def _apply_deploy(s: State, area: int, action: int, events: Events) -> None:
 def _finish_deployment(s: State, events: Events) -> None:
     s.deploy_left = 0
     s.parts_done |= DEPLOYMENT_DONE
-    if s.parts_done & SPECIAL_DONE or not _special_possible(s):
+    if s.parts_done & SPECIAL_DONE:
+        _end_turn(s, events)
+    elif not _special_possible(s):  # "end" would be the only choice
+        if events is not None:
+            events.append(Skipped(s.active, "special"))
         _end_turn(s, events)
     else:
         s.phase = AFTER_DEPLOY
@@ -538,7 +585,7 @@ def _end_turn(s: State, events: Events) -> None:
     s.parts_done = 0
     s.turn += 1
     if s.turn < s.n:
-        _start_turn(s)
+        _start_turn(s, events)
     else:
         _end_round(s, events)
 
@@ -593,7 +640,7 @@ def _resolve_general_scoring(s: State, events: Events) -> None:
             cab[9 * n + p] = 0
             cab[dest * n + p] += k
     if events is not None:
-        events.append({"type": "castillo_release", "destinations": s.secret[:]})
+        events.append(CastilloReleased(tuple(s.secret)))
     _clear_secret(s)
     for r in range(NUM_REGIONS):
         score_area(s, r, events=events, reason="general")
@@ -602,7 +649,7 @@ def _resolve_general_scoring(s: State, events: Events) -> None:
 
 def _clear_secret(s: State) -> None:
     s.secret = [NOT_ASKED] * s.n
-    s.secret_purpose = -1
+    s.secret_purpose = NO_PURPOSE
 
 
 # ---------------------------------------------------------------------------------------
@@ -647,7 +694,7 @@ def _apply_secret(s: State, r: int, action: int, events: Events) -> None:
         return
     purpose = s.secret_purpose
     if events is not None:
-        events.append({"type": "secrets_revealed", "purpose": purpose, "choices": s.secret[:]})
+        events.append(SecretsRevealed(purpose, tuple(s.secret)))
     if purpose == GENERAL:
         _resolve_general_scoring(s, events)
         return
@@ -685,8 +732,10 @@ def _ask_secret(s: State, purpose: int, seats: list[int], events: Events) -> Non
     s.secret = [PENDING if p in seats else NOT_ASKED for p in range(s.n)]
     s.secret_purpose = purpose
     for p in seats:
-        if not _secret_choices(s, p):
+        if not _secret_choices(s, p):  # nothing to pick: not asked
             s.secret[p] = NOT_ASKED
+            if events is not None:
+                events.append(Skipped(p, "secret"))
     if PENDING in s.secret:
         s.phase = SECRET
     else:
@@ -695,88 +744,39 @@ def _ask_secret(s: State, purpose: int, seats: list[int], events: Events) -> Non
 
 
 # ---------------------------------------------------------------------------------------
-# Special actions
+# Special actions. Every card kind has one entry in _SPECIALS, set next to its handlers
+# below: whether its special action can be started now, and how it begins.
 
 
-def _special_possible(s: State) -> bool:
-    """Whether the special action of the card taken can be started (it would offer a choice
-    or have an automatic effect); cards whose every option is impossible cannot be started."""
-    if s.parts_done & SPECIAL_DONE:
-        return False
-    c, p = s.card, s.active
-    if c in _MOVE_BUDGETS:
-        own, opp, anyc = _MOVE_BUDGETS[c]
-        return bool(_movable_picks(s, own, opp, anyc, -1))
-    if c == CARD_1B:
-        return bool(_owned_regions(s, p))
-    if c == CARD_1C:
-        return s.court[p] > 0
-    if c == CARD_1I:
-        return s.court[p] > 0 or bool(_owned_regions(s, p))
-    if c == CARD_4A:
-        return bool(_retrievable(s))
-    if c == CARD_4B:
-        return s.grande[p] != s.king
-    if c == CARD_4C:
-        extra = _board_eligible(s, p) if s.config.options.court_card_recall_from_board else 0
-        return s.provinces[p] + extra > 0
-    if c == CARD_4E:
-        return bool(_tile_targets(s))
+def _always(s: State) -> bool:
     return True
 
 
+@dataclass(frozen=True, slots=True)
+class Special:
+    """One card's special action.
+
+    ``possible(s)``: it can be started now, i.e. it would offer a choice or have an
+    automatic effect (a card whose every option is impossible is not offered).
+    ``begin(s, events)``: start it: open its first decision, or carry it out at once.
+    Either way the action ends in ``_finish_special``.
+    """
+
+    begin: Callable[[State, Events], None]
+    possible: Callable[[State], bool] = _always
+
+
+_SPECIALS: dict[int, Special] = {}  # card kind -> its special action
+
+
+def _special_possible(s: State) -> bool:
+    return not s.parts_done & SPECIAL_DONE and _SPECIALS[s.card].possible(s)
+
+
 def _begin_special(s: State, events: Events) -> None:
-    c = s.card
     s.source = -1
     s.picked = -1
-    if c in _MOVE_BUDGETS:
-        s.own_left, s.opp_left, s.any_left = _MOVE_BUDGETS[c]
-        s.phase = MOVE
-    elif c == CARD_1B:
-        s.phase = EMPTY_CHOOSE
-    elif c == CARD_1C:
-        s.count_left = 2
-        s.phase = COURT_PLACE
-    elif c == CARD_1I:
-        s.phase = OPTION
-    elif c == CARD_2A or c == CARD_2E:
-        _ask_secret(s, LOSE_ALL if c == CARD_2A else LOSE_TWO, _clockwise_opponents(s), events)
-    elif c == CARD_2B:
-        s.queue = [q for q in _clockwise_opponents(s) if _owned_regions(s, q)]
-        s.phase = REMOVE
-        if not s.queue:
-            _finish_special(s, events)
-    elif c == CARD_2C:
-        s.queue = _clockwise_opponents(s)
-        s.count_left = 3
-        _settle_losses(s, events)
-    elif c == CARD_2D or c == CARD_3C:
-        s.phase = SCORE_CHOICE
-    elif c == CARD_2F or c == CARD_2G:
-        for q in _clockwise_opponents(s):
-            k = s.court[q] if c == CARD_2F else min(3, s.court[q])
-            s.court[q] -= k
-            s.provinces[q] += k
-        _finish_special(s, events)
-    elif c in _AUTOMATIC_SCORINGS:
-        _AUTOMATIC_SCORINGS[c](s, events)
-        _finish_special(s, events)
-    elif c == CARD_4A:
-        s.phase = RETRIEVE
-    elif c == CARD_4B:
-        s.phase = GRANDE_MOVE
-    elif c == CARD_4C:
-        s.phase = COURT_CARD
-    elif c == CARD_4D or c == KING_CARD:
-        s.phase = KING_MOVE
-    elif c == CARD_4E:
-        s.phase = TILE_MOVE
-    elif c == CARD_4F:
-        _ask_secret(s, SECRET_SCORING, list(range(s.n)), events)
-    elif c == CARD_4G:
-        s.phase = EVICT
-    else:  # pragma: no cover - every card kind is handled above
-        raise AssertionError(CARDS[c].id)
+    _SPECIALS[s.card].begin(s, events)
 
 
 def _finish_special(s: State, events: Events) -> None:
@@ -791,6 +791,13 @@ def _finish_special(s: State, events: Events) -> None:
         _end_turn(s, events)
     else:
         _begin_deployment(s, events)
+
+
+def _enter(phase: int) -> Callable[[State, Events], None]:
+    """A ``begin`` that only opens the card's first decision."""
+    def begin(s: State, events: Events) -> None:
+        s.phase = phase
+    return begin
 
 
 # --- movement cards 1a, 1d, 1e, 1f, 1g, 1h
@@ -855,6 +862,26 @@ def _apply_move_drop(s: State, dest: int, action: int, events: Events) -> None:
         _finish_special(s, events)
 
 
+def _movement(own: int, opp: int, anyc: int) -> Special:
+    """A "move up to ..." card with budgets of own, opposing and any-colour Caballeros."""
+    def possible(s: State) -> bool:
+        return bool(_movable_picks(s, own, opp, anyc, -1))
+
+    def begin(s: State, events: Events) -> None:
+        s.own_left, s.opp_left, s.any_left = own, opp, anyc
+        s.phase = MOVE
+
+    return Special(begin, possible)
+
+
+_SPECIALS[CARD_1A] = _movement(0, 0, 3)
+_SPECIALS[CARD_1D] = _movement(2, 2, 0)
+_SPECIALS[CARD_1E] = _movement(4, 0, 0)
+_SPECIALS[CARD_1F] = _movement(0, 3, 0)
+_SPECIALS[CARD_1G] = _movement(0, 0, 5)  # out of one region: the first pick fixes s.source
+_SPECIALS[CARD_1H] = _movement(0, 0, 4)
+
+
 # --- 1b (and 1i's second option): all your Caballeros out of one region
 
 
@@ -888,6 +915,13 @@ def _apply_empty_drop(s: State, dest: int, action: int, events: Events) -> None:
         _finish_special(s, events)
 
 
+def _has_owned_region(s: State) -> bool:
+    return bool(_owned_regions(s, s.active))
+
+
+_SPECIALS[CARD_1B] = Special(_enter(EMPTY_CHOOSE), _has_owned_region)
+
+
 # --- 1c (and 1i's first option): up to 2 more from the court to any region
 
 
@@ -909,6 +943,21 @@ def _apply_court_place(s: State, area: int, action: int, events: Events) -> None
         _finish_special(s, events)
 
 
+def _has_court(s: State) -> bool:
+    return s.court[s.active] > 0
+
+
+def _begin_court_place(s: State, events: Events) -> None:
+    s.count_left = 2
+    s.phase = COURT_PLACE
+
+
+_SPECIALS[CARD_1C] = Special(_begin_court_place, _has_court)
+
+
+# --- 1i: either 1c's effect or 1b's
+
+
 def _legal_option(s: State) -> list[Action]:
     p = s.active
     row = _OPTION[p]
@@ -922,13 +971,33 @@ def _legal_option(s: State) -> list[Action]:
 
 def _apply_option(s: State, choice: int, action: int, events: Events) -> None:
     if choice == 0:
-        s.count_left = 2
-        s.phase = COURT_PLACE
+        _begin_court_place(s, events)
     else:
         s.phase = EMPTY_CHOOSE
 
 
+_SPECIALS[CARD_1I] = Special(_enter(OPTION), lambda s: _has_court(s) or _has_owned_region(s))
+
+
+# --- 2a, 2e: each opponent secretly picks a region and loses all / 2 there (see _apply_secret)
+
+_SPECIALS[CARD_2A] = Special(lambda s, ev: _ask_secret(s, LOSE_ALL, _clockwise_opponents(s), ev))
+_SPECIALS[CARD_2E] = Special(lambda s, ev: _ask_secret(s, LOSE_TWO, _clockwise_opponents(s), ev))
+
+
 # --- 2b: one Caballero of each opponent back to his provinces
+
+
+def _begin_2b(s: State, events: Events) -> None:
+    s.queue = []
+    for q in _clockwise_opponents(s):
+        if _owned_regions(s, q):
+            s.queue.append(q)
+        elif events is not None:  # nothing of his the active player could pick
+            events.append(Skipped(q, "2b"))
+    s.phase = REMOVE
+    if not s.queue:
+        _finish_special(s, events)
 
 
 def _legal_remove(s: State) -> list[Action]:
@@ -946,7 +1015,16 @@ def _apply_remove(s: State, arg: int, action: int, events: Events) -> None:
         _finish_special(s, events)
 
 
+_SPECIALS[CARD_2B] = Special(_begin_2b)
+
+
 # --- 2c: each opponent in turn loses 3 from court and/or regions
+
+
+def _begin_2c(s: State, events: Events) -> None:
+    s.queue = _clockwise_opponents(s)
+    s.count_left = 3
+    _settle_losses(s, events)
 
 
 def _settle_losses(s: State, events: Events) -> None:
@@ -958,18 +1036,24 @@ def _settle_losses(s: State, events: Events) -> None:
         eligible = s.court[q] + sum(s.cab[r * n + q] for r in regions)
         sources = len(regions) + (1 if s.court[q] else 0)
         if eligible == 0:
-            pass
+            if events is not None:
+                events.append(Skipped(q, "2c"))
         elif eligible <= s.count_left or sources == 1:  # no choice: lose as many as possible
             left = s.count_left
             take = min(left, s.court[q])
             s.court[q] -= take
             s.provinces[q] += take
             left -= take
+            lost = []
             for r in regions:
                 k = min(left, s.cab[r * n + q])
+                if k:
+                    lost.append((r, k))
                 s.cab[r * n + q] -= k
                 s.provinces[q] += k
                 left -= k
+            if events is not None:
+                events.append(AutoLoss(q, take, tuple(lost)))
         else:
             s.phase = LOSE
             return
@@ -1001,7 +1085,27 @@ def _apply_lose(s: State, where: int, action: int, events: Events) -> None:
     _settle_losses(s, events)
 
 
-# --- scorings
+_SPECIALS[CARD_2C] = Special(_begin_2c)
+
+
+# --- 2f, 2g: every opponent's court (2f) or up to 3 of it (2g) back to his provinces
+
+
+def _court_losses(most: int) -> Callable[[State, Events], None]:
+    def begin(s: State, events: Events) -> None:
+        for q in _clockwise_opponents(s):
+            k = min(most, s.court[q])
+            s.court[q] -= k
+            s.provinces[q] += k
+        _finish_special(s, events)
+    return begin
+
+
+_SPECIALS[CARD_2F] = Special(_court_losses(CABALLEROS_PER_PLAYER))
+_SPECIALS[CARD_2G] = Special(_court_losses(3))
+
+
+# --- scorings: 2d and 3c (a region of the player's choice), 3a, 3b, 3d-3h (automatic)
 
 
 def _legal_score_choice(s: State) -> list[Action]:
@@ -1013,6 +1117,9 @@ def _legal_score_choice(s: State) -> list[Action]:
 def _apply_score_choice(s: State, area: int, action: int, events: Events) -> None:
     score_area(s, area, events=events, reason=CARDS[s.card].id)
     _finish_special(s, events)
+
+
+_SPECIALS[CARD_2D] = _SPECIALS[CARD_3C] = Special(_enter(SCORE_CHOICE))
 
 
 def _region_totals(s: State) -> list[int]:
@@ -1057,20 +1164,26 @@ def _score_first_only(s: State, events: Events) -> None:
         score_area(s, r, first_only=True, events=events, reason="3e")
 
 
-_AUTOMATIC_SCORINGS: dict[int, Callable[[State, Events], None]] = {
-    CARD_3A: _score_most,
-    CARD_3B: lambda s, ev: _score_by_first_award(
-        s, (4,), s.config.options.value_scoring_includes_castillo, "3b", ev),
-    CARD_3D: _score_fewest,
-    CARD_3E: _score_first_only,
-    CARD_3F: _score_castillo,
-    CARD_3G: lambda s, ev: _score_by_first_award(
-        s, (6, 7), s.config.options.value_scoring_includes_castillo, "3g", ev),
-    CARD_3H: lambda s, ev: _score_by_first_award(s, (5,), False, "3h", ev),
-}
+def _automatic(scoring: Callable[[State, Events], None]) -> Special:
+    """A card whose special action is a scoring with no choice in it."""
+    def begin(s: State, events: Events) -> None:
+        scoring(s, events)
+        _finish_special(s, events)
+    return Special(begin)
 
 
-# --- 4a power card, 4b Grande, 4c court, 4d / 5a King, 4e tiles, 4g eviction
+_SPECIALS[CARD_3A] = _automatic(_score_most)
+_SPECIALS[CARD_3B] = _automatic(lambda s, ev: _score_by_first_award(
+    s, (4,), s.config.options.value_scoring_includes_castillo, "3b", ev))
+_SPECIALS[CARD_3D] = _automatic(_score_fewest)
+_SPECIALS[CARD_3E] = _automatic(_score_first_only)
+_SPECIALS[CARD_3F] = _automatic(_score_castillo)
+_SPECIALS[CARD_3G] = _automatic(lambda s, ev: _score_by_first_award(
+    s, (6, 7), s.config.options.value_scoring_includes_castillo, "3g", ev))
+_SPECIALS[CARD_3H] = _automatic(lambda s, ev: _score_by_first_award(s, (5,), False, "3h", ev))
+
+
+# --- 4a: a played power card back into the hand
 
 
 def _retrievable(s: State) -> list[int]:
@@ -1091,6 +1204,12 @@ def _apply_retrieve(s: State, v: int, action: int, events: Events) -> None:
     _finish_special(s, events)
 
 
+_SPECIALS[CARD_4A] = Special(_enter(RETRIEVE), lambda s: bool(_retrievable(s)))
+
+
+# --- 4b: the Grande to another region
+
+
 def _legal_grande(s: State) -> list[Action]:
     p = s.active
     row = _GRANDE[p]
@@ -1103,12 +1222,23 @@ def _apply_grande(s: State, r: int, action: int, events: Events) -> None:
     _finish_special(s, events)
 
 
-def _legal_court_card(s: State) -> list[Action]:
+# A Grande in the King's region is frozen there.
+_SPECIALS[CARD_4B] = Special(_enter(GRANDE_MOVE), lambda s: s.grande[s.active] != s.king)
+
+
+# --- 4c: up to 2 from the provinces into the court
+
+
+def _court_card_supply(s: State) -> int:
     p = s.active
     have = s.provinces[p]
     if s.config.options.court_card_recall_from_board:
         have += _board_eligible(s, p)
-    return _COURT[p][1: min(2, have) + 1]
+    return have
+
+
+def _legal_court_card(s: State) -> list[Action]:
+    return _COURT[s.active][1: min(2, _court_card_supply(s)) + 1]
 
 
 def _apply_court_card(s: State, k: int, action: int, events: Events) -> None:
@@ -1117,6 +1247,12 @@ def _apply_court_card(s: State, k: int, action: int, events: Events) -> None:
     s.provinces[p] -= taken
     s.court[p] += taken
     _begin_recall(s, k - taken, events)
+
+
+_SPECIALS[CARD_4C] = Special(_enter(COURT_CARD), lambda s: _court_card_supply(s) > 0)
+
+
+# --- 4d (to a neighbouring region), 5a (to any other region): move the King
 
 
 def _legal_king(s: State) -> list[Action]:
@@ -1128,6 +1264,12 @@ def _legal_king(s: State) -> list[Action]:
 def _apply_king(s: State, r: int, action: int, events: Events) -> None:
     s.king = r
     _finish_special(s, events)
+
+
+_SPECIALS[CARD_4D] = _SPECIALS[KING_CARD] = Special(_enter(KING_MOVE))
+
+
+# --- 4e: place or move a mobile scoreboard
 
 
 def _tile_targets(s: State) -> list[int]:
@@ -1154,6 +1296,17 @@ def _apply_tile(s: State, arg: int, action: int, events: Events) -> None:
     _finish_special(s, events)
 
 
+_SPECIALS[CARD_4E] = Special(_enter(TILE_MOVE), lambda s: bool(_tile_targets(s)))
+
+
+# --- 4f: every player secretly names a region (see _apply_secret)
+
+_SPECIALS[CARD_4F] = Special(lambda s, ev: _ask_secret(s, SECRET_SCORING, list(range(s.n)), ev))
+
+
+# --- 4g: name a region; its opponents secretly pick where theirs go (see _apply_secret)
+
+
 def _legal_evict(s: State) -> list[Action]:
     row = _EVICT[s.active]
     return [row[r] for r in _ANY_BUT_KING[s.king]]
@@ -1166,21 +1319,29 @@ def _apply_evict(s: State, r: int, action: int, events: Events) -> None:
     _ask_secret(s, EVICTION, seats, events)
 
 
+_SPECIALS[CARD_4G] = Special(_enter(EVICT))
+assert sorted(_SPECIALS) == list(range(NUM_CARDS)), "every card kind needs its special action"
+
+
+# ---------------------------------------------------------------------------------------
+# Dispatch on the phase
+
+
 def _legal_none(s: State) -> list[Action]:
     return []
 
 
 def _apply_none(s: State, arg: int, action: int, events: Events) -> None:  # pragma: no cover
-    raise IllegalAction("the game is over")
+    raise IllegalAction(GAME_IS_OVER, {"action": str(action)})  # apply lists nothing here
 
 
-_LEGAL: list[Callable[[State], list[Action]]] = [_legal_none] * 26
-_APPLY: list[Callable[[State, int, int, Events], None]] = [_apply_none] * 26
+_LEGAL: list[Callable[[State], list[Action]]] = [_legal_none] * len(PHASE_NAMES)
+_APPLY: list[Callable[[State, int, int, Events], None]] = [_apply_none] * len(PHASE_NAMES)
 for _phase, _legal, _apply in (
     (SETUP, _legal_setup, _apply_setup),
     (REVEAL, _legal_reveal, _apply_reveal),
     (BID, _legal_bid, _apply_bid),
-    (RECRUIT_PHASE, _legal_recruit, _apply_recruit),
+    (RECRUIT, _legal_recruit, _apply_recruit),
     (RECALL, _legal_recall, _apply_recall),
     (TAKE, _legal_take, _apply_take),
     (CHOOSE, _legal_choose, _apply_choose),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .board import CASTILLO, PRINTED_AWARDS, TILES
+from .events import Event, Scored
 from .state import State
 
 # Ranks that pay, by player count: 2 players only first, 3 players first and second.
@@ -43,7 +44,7 @@ def awards_of(s: State, area: int) -> tuple[int, int, int]:
     return PRINTED_AWARDS[area]
 
 
-def score_area(s: State, area: int, first_only: bool = False, events: list | None = None,
+def score_area(s: State, area: int, first_only: bool = False, events: list[Event] | None = None,
                reason: str = "") -> list[int]:
     """Score one region or the Castillo into ``s.scores``; returns the points per seat."""
     n = s.n
@@ -66,5 +67,5 @@ def score_area(s: State, area: int, first_only: bool = False, events: list | Non
     for p in range(n):
         scores[p] += points[p]
     if events is not None:
-        events.append({"type": "score", "area": area, "points": points, "reason": reason})
+        events.append(Scored(area, tuple(points), reason))
     return points

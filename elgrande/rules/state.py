@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from enum import IntEnum
 from typing import Any
 
-from .board import ROUNDS_6, ROUNDS_9
+from .board import CABALLEROS_PER_PLAYER, NUM_AREAS, NUM_REGIONS, ROUNDS_6, ROUNDS_9
+from .cards import INITIAL_COPIES, NUM_CARDS
 
 FORMAT_VERSION = 1
 
@@ -94,26 +96,76 @@ class GameConfig:
         )
 
 
-# Phases: who acts and what the top decision is (see docs/state-format.md).
+class Phase(IntEnum):
+    """The decision now open (``State.phase``): who acts and what they decide.
+
+    The values are stored in states and saved games: never renumber them. The names in
+    state JSON and views are ``PHASE_NAMES`` (``Phase.GRANDE_MOVE`` is ``"grande"``).
+    """
+
+    SETUP = 0  # chance: home regions, the King, the start player
+    REVEAL = 1  # chance: the next stack's card this round
+    BID = 2
+    RECRUIT = 3
+    RECALL = 4  # recruitment shortfall (or card 4c): which region a Caballero comes from
+    TAKE = 5
+    CHOOSE = 6  # after taking the card: deployment, special action or end
+    DEPLOY = 7
+    AFTER_DEPLOY = 8  # deployment done: special action or end
+    MOVE = 9  # movement cards: pick a Caballero (or done)
+    MOVE_DROP = 10  # movement cards: where the picked one goes
+    EMPTY_CHOOSE = 11  # 1b: the region to empty
+    EMPTY_DROP = 12  # 1b: where the next one goes
+    COURT_PLACE = 13  # 1c: place from the court
+    OPTION = 14  # 1i: which effect
+    SECRET = 15  # simultaneous secret choices (general scoring, 2a, 2e, 4f, 4g)
+    REMOVE = 16  # 2b
+    LOSE = 17  # 2c: the opponent at the head of the queue decides
+    SCORE_CHOICE = 18  # 2d, 3c
+    RETRIEVE = 19  # 4a
+    GRANDE_MOVE = 20  # 4b
+    COURT_CARD = 21  # 4c
+    KING_MOVE = 22  # 4d, 5a
+    TILE_MOVE = 23  # 4e
+    EVICT = 24  # 4g: the region to name
+    GAME_OVER = 25
+
+
 PHASE_NAMES = (
     "setup", "reveal", "bid", "recruit", "recall", "take", "choose", "deploy", "after_deploy",
     "move", "move_drop", "empty_choose", "empty_drop", "court_place", "option", "secret",
     "remove", "lose", "score_choice", "retrieve", "grande", "court_card", "king", "tile",
     "evict", "game_over",
 )
+assert len(PHASE_NAMES) == len(Phase)
+# Module-level names of the phases. The engine stores and compares these plain ints: an
+# IntEnum member in the hot path costs a few per cent (see docs/api.md); Phase(s.phase)
+# names one.
 (
     SETUP, REVEAL, BID, RECRUIT, RECALL, TAKE, CHOOSE, DEPLOY, AFTER_DEPLOY,
     MOVE, MOVE_DROP, EMPTY_CHOOSE, EMPTY_DROP, COURT_PLACE, OPTION, SECRET,
     REMOVE, LOSE, SCORE_CHOICE, RETRIEVE, GRANDE_MOVE, COURT_CARD, KING_MOVE, TILE_MOVE,
     EVICT, GAME_OVER,
-) = range(len(PHASE_NAMES))
+) = (int(p) for p in Phase)
 CHANCE_PHASES = (SETUP, REVEAL)
 
-# What a pending secret choice is for.
-SECRET_PURPOSES = ("general", "2a", "2e", "4f", "4g")
-GENERAL, LOSE_ALL, LOSE_TWO, SECRET_SCORING, EVICTION = range(len(SECRET_PURPOSES))
 
-# Values of State.secret[p].
+class SecretPurpose(IntEnum):
+    """What a pending secret choice is for (``State.secret_purpose``); stored, never renumber."""
+
+    NONE = -1  # no secret choice pending
+    GENERAL = 0  # general scoring: where each seat's Castillo Caballeros go
+    LOSE_ALL = 1  # card 2a
+    LOSE_TWO = 2  # card 2e
+    SECRET_SCORING = 3  # card 4f
+    EVICTION = 4  # card 4g
+
+
+# Names in state JSON and views, indexed by purpose (NONE is null there).
+SECRET_PURPOSES = ("general", "2a", "2e", "4f", "4g")
+NO_PURPOSE, GENERAL, LOSE_ALL, LOSE_TWO, SECRET_SCORING, EVICTION = (int(p) for p in SecretPurpose)
+
+# Values of State.secret[p] (a region 0..8 once chosen).
 NOT_ASKED, PENDING = -2, -1
 
 # Bits of State.parts_done.
@@ -132,7 +184,7 @@ class State:
 
     config: GameConfig
     n: int  # number of players
-    phase: int  # one of the phase constants above
+    phase: int  # a Phase value (stored as a plain int, see Phase)
     round_index: int  # index into config.round_labels; the round being played
     ply: int  # number of actions applied so far
     cab: list[int]  # Caballeros per area and seat, cab[area * n + p]
@@ -162,7 +214,7 @@ class State:
     arrived: list[int]  # Caballeros moved into each area this special action, like cab
     queue: list[int]  # opponents still to be handled, in clockwise order (2b, 2c)
     secret: list[int]  # per seat: NOT_ASKED, PENDING or the chosen region
-    secret_purpose: int  # one of SECRET_PURPOSES, -1 none
+    secret_purpose: int  # a SecretPurpose value, -1 (NONE) when no secret choice is pending
     legal_cache: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> State:
@@ -203,6 +255,13 @@ class State:
         s.legal_cache = self.legal_cache
         return s
 
+    def __repr__(self) -> str:
+        # Phase and purpose are stored as plain ints; a debugger should show their names.
+        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.repr}
+        shown["phase"] = _enum_or_int(Phase, self.phase)
+        shown["secret_purpose"] = _enum_or_int(SecretPurpose, self.secret_purpose)
+        return f"State({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
     @property
     def round(self) -> int:
         """The round's label on the track (1..9; the 6-round game skips 1, 4 and 7)."""
@@ -230,6 +289,9 @@ class State:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> State:
+        """The state ``to_dict`` gave. Refuses (``ValueError`` naming the field) data of
+        another format, with a missing or mistyped field, or describing an impossible
+        position: see ``_check_consistency`` and docs/state-format.md."""
         if data.get("format") != FORMAT_VERSION:
             raise ValueError(f"unsupported state format {data.get('format')!r}; expected {FORMAT_VERSION}")
         config = GameConfig.from_dict(data["config"])
@@ -238,33 +300,131 @@ class State:
             for name in _SERIALISED:
                 value = data[name]
                 values[name] = list(value) if isinstance(value, list) else value
-            values["phase"] = PHASE_NAMES.index(data["phase"])
-            purpose = data["secret_purpose"]
-            values["secret_purpose"] = -1 if purpose is None else SECRET_PURPOSES.index(purpose)
+            phase, purpose = data["phase"], data["secret_purpose"]
         except KeyError as missing:
             raise ValueError(f"state data lacks field {missing}") from None
-        except ValueError as bad:
-            raise ValueError(f"bad state data: {bad}") from None
+        if phase not in PHASE_NAMES:
+            raise ValueError(f"state data: unknown phase {phase!r}")
+        if purpose is not None and purpose not in SECRET_PURPOSES:
+            raise ValueError(f"state data: unknown secret_purpose {purpose!r}")
+        values["phase"] = PHASE_NAMES.index(phase)
+        values["secret_purpose"] = NO_PURPOSE if purpose is None else SECRET_PURPOSES.index(purpose)
         state = cls(config=config, **values)
         _check_shapes(state)
+        _check_consistency(state)
         return state
+
+
+def _enum_or_int(enum: type[IntEnum], value: int) -> IntEnum | int:
+    try:
+        return enum(value)
+    except ValueError:
+        return value
 
 
 _new_state = object.__new__
 _SERIALISED = tuple(
     f.name for f in fields(State) if f.name not in ("config", "phase", "secret_purpose", "legal_cache")
 )
+_LISTS = ("cab", "court", "provinces", "scores", "grande", "tiles", "hand", "bids", "order",
+          "copies", "available", "arrived", "queue", "secret")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _check_shapes(s: State) -> None:
     n = s.n
+    for name in _SERIALISED:
+        value = getattr(s, name)
+        if name in _LISTS:
+            if not isinstance(value, list) or not all(_is_int(v) for v in value):
+                raise ValueError(f"state data: {name} must be a list of integers")
+        elif not _is_int(value):
+            raise ValueError(f"state data: {name} must be an integer, not {value!r}")
     if n != s.config.players:
         raise ValueError("state data: n differs from config.players")
     expected = {
         "cab": 10 * n, "court": n, "provinces": n, "scores": n, "grande": n, "tiles": 2,
-        "hand": n, "bids": n, "copies": 32, "arrived": 10 * n, "secret": n,
+        "hand": n, "bids": n, "copies": NUM_CARDS, "arrived": 10 * n, "secret": n,
     }
     for name, size in expected.items():
-        value = getattr(s, name)
-        if not isinstance(value, list) or len(value) != size or not all(isinstance(v, int) for v in value):
+        if len(getattr(s, name)) != size:
             raise ValueError(f"state data: {name} must be a list of {size} integers")
+
+
+_ALL_POWER_CARDS = 0b11111111111110  # bits 1..13
+
+
+def _check_consistency(s: State) -> None:
+    """Refuse a position no game can reach in ways the engine relies on: counts that do not
+    add up, values out of range, a secret choice outside the secret phase."""
+    n = s.n
+    seats = range(n)
+
+    def bad(message: str) -> ValueError:
+        return ValueError(f"inconsistent state: {message}")
+
+    def within(name: str, values: list[int], low: int, high: int) -> None:
+        for i, v in enumerate(values):
+            if not low <= v <= high:
+                raise bad(f"{name}[{i}] is {v}, not in {low}..{high}")
+
+    if not 0 <= s.round_index < len(s.config.round_labels):
+        raise bad(f"round_index {s.round_index} is not a round of a {s.config.rounds}-round game")
+    for name in ("ply", "deploy_left", "count_left", "own_left", "opp_left", "any_left"):
+        if getattr(s, name) < 0:
+            raise bad(f"{name} is negative")
+    within("cab", s.cab, 0, CABALLEROS_PER_PLAYER)
+    within("arrived", s.arrived, 0, CABALLEROS_PER_PLAYER)
+    within("court", s.court, 0, CABALLEROS_PER_PLAYER)
+    within("provinces", s.provinces, 0, CABALLEROS_PER_PLAYER)
+    for p in seats:
+        total = s.court[p] + s.provinces[p] + sum(s.cab[a * n + p] for a in range(NUM_AREAS))
+        if total != CABALLEROS_PER_PLAYER:
+            raise bad(f"seat {p} has {total} Caballeros (court, provinces and board), "
+                      f"not {CABALLEROS_PER_PLAYER}")
+    within("grande", s.grande, -1, NUM_REGIONS - 1)
+    within("tiles", s.tiles, -1, NUM_AREAS - 1)
+    if s.tiles[0] >= 0 and s.tiles[0] == s.tiles[1]:
+        raise bad("both mobile scoreboards lie in one area")
+    if not -1 <= s.king < NUM_REGIONS:
+        raise bad(f"king is {s.king}, not a region")
+    for p in seats:
+        if s.hand[p] & ~_ALL_POWER_CARDS:
+            raise bad(f"hand[{p}] holds cards other than the power cards 1..13")
+    within("bids", s.bids, 0, 13)
+    bids = [b for b in s.bids if b]
+    if len(set(bids)) != len(bids):
+        raise bad("two seats bid the same power card")
+    within("copies", s.copies, 0, max(INITIAL_COPIES))
+    for c, left in enumerate(s.copies):
+        if left > INITIAL_COPIES[c]:
+            raise bad(f"copies[{c}] is {left}, more than the {INITIAL_COPIES[c]} printed")
+    within("available", s.available, 0, NUM_CARDS - 1)
+    if not -1 <= s.card < NUM_CARDS:
+        raise bad(f"card is {s.card}, not a card kind")
+    for name in ("start_player", "active"):
+        if not -1 <= getattr(s, name) < n:
+            raise bad(f"{name} is {getattr(s, name)}, not a seat")
+    if s.order and sorted(s.order) != list(seats):
+        raise bad("order is not an ordering of the seats")
+    within("queue", s.queue, 0, n - 1)
+    if not 0 <= s.turn <= n:
+        raise bad(f"turn is {s.turn}, not 0..{n}")
+    if not 0 <= s.parts_done <= DEPLOYMENT_DONE | SPECIAL_DONE:
+        raise bad(f"parts_done is {s.parts_done}")
+    if not -1 <= s.source < NUM_REGIONS:
+        raise bad(f"source is {s.source}, not a region")
+    if s.picked != -1 and not (0 <= s.picked // 10 < n and 0 <= s.picked % 10 < NUM_REGIONS):
+        raise bad(f"picked is {s.picked}, not owner * 10 + region")
+    within("secret", s.secret, NOT_ASKED, NUM_REGIONS - 1)
+    if s.phase == SECRET:
+        if s.secret_purpose == NO_PURPOSE or PENDING not in s.secret:
+            raise bad("the secret phase needs a purpose and a seat still to choose")
+    elif s.secret_purpose != NO_PURPOSE or any(v != NOT_ASKED for v in s.secret):
+        raise bad(f"a secret choice is pending outside the secret phase ({PHASE_NAMES[s.phase]})")
+    between_turns = s.phase in (SETUP, REVEAL, BID, GAME_OVER) or s.secret_purpose == GENERAL
+    if not between_turns and s.active < 0:
+        raise bad(f"phase {PHASE_NAMES[s.phase]} is part of a turn, but no seat is active")

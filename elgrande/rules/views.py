@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .actions import CHANCE
@@ -10,6 +11,9 @@ from .cards import CARDS
 from .engine import legal_actions, to_act
 from .scoring import awards_of
 from .state import NOT_ASKED, PENDING, PHASE_NAMES, SECRET_PURPOSES, SETUP, State
+
+# The JSON Schema every view() conforms to, shipped with the package (docs/api.md).
+VIEW_SCHEMA_PATH = Path(__file__).with_name("view.schema.json")
 
 
 def redact(s: State, seat: int | None) -> State:

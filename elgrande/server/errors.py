@@ -3,9 +3,11 @@ what a client is told: the same code and message over HTTP and over the WebSocke
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from elgrande.matches import GameMovedOn, IllegalStep, MatchError
+
+from .rule_messages import illegal_action_text
 
 if TYPE_CHECKING:
     from .seat_views import SeatState
@@ -39,21 +41,11 @@ def http_status(code: str) -> int:
 
 
 def match_error_text(exc: MatchError) -> str:
-    """The player-facing text of a turn-framework refusal."""
+    """The player-facing text of a turn-framework refusal (the rules and the turn
+    framework speak no language: an illegal step is a code and its parameters)."""
     if isinstance(exc, IllegalStep):
-        rendered = _rule_text(exc)
-        if rendered:
-            return rendered
+        return illegal_action_text(exc.rule_code, exc.params)
     return str(exc)
-
-
-def _rule_text(exc: IllegalStep) -> str | None:
-    code: Any = getattr(exc, "rule_code", None)
-    if not code:
-        return None
-    from .rule_messages import illegal_action_text
-
-    return illegal_action_text(str(code), getattr(exc, "params", None) or {})
 
 
 def from_match_error(exc: MatchError, shown: SeatState | None = None) -> PlayError:

@@ -12,7 +12,14 @@ from typing import Any
 
 from elgrande.matches import Draft, Match
 from elgrande.rules import Action, State, is_terminal, redact, to_act, winners
-from elgrande.rules.board import AREA_CODES, AREA_NAMES, CASTILLO, PRINTED_AWARDS, RECRUIT, TILES
+from elgrande.rules.board import (
+    AREA_CODES,
+    AREA_NAMES,
+    CASTILLO,
+    PRINTED_AWARDS,
+    RECRUITS_BY_POWER,
+    TILES,
+)
 from elgrande.rules.cards import CARDS
 from elgrande.rules.state import NOT_ASKED, PENDING, SECRET_PURPOSES
 
@@ -261,7 +268,7 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
             "castillo": state.castillo(p), "grande": AREA_CODES[state.grande[p]] if state.grande[p] >= 0 else None,
             "hand": hand_values(state.hand[p]) if p == seat or state.config.options.hands_public else None,
             "bid": state.bids[p] or None,
-            "recruit": RECRUIT[state.bids[p]] if state.bids[p] else None,
+            "recruit": RECRUITS_BY_POWER[state.bids[p]] if state.bids[p] else None,
             "to_act": p in acting, "secret": secret_status(p) if state.secret_purpose >= 0 else "not_asked",
         })
     areas = []

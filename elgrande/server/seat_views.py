@@ -16,7 +16,7 @@ import orjson
 
 from elgrande.cache import Lru
 from elgrande.matches import Match, MatchStore, draft_version
-from elgrande.rules import Action, State, apply, new_game
+from elgrande.rules import Action, Event, State, apply, new_game
 
 from .errors import PlayError
 from .lobby import Lobby
@@ -178,7 +178,8 @@ class SeatViews:
         return [p.get("name") or f"Seat {p['seat'] + 1}" for p in self.lobby.started_seats(game)]
 
     def events(self, match: Match) -> list[list[dict[str, Any]]]:
-        """The engine's event records (scorings, reveals) after each log entry. The log
+        """The engine's events (scorings, reveals) after each log entry, in their JSON
+        form (docs/api.md), as the move log shows them. The log
         only grows, so each match's replay is kept and extended."""
         with self._events_lock:
             cached = self._events.get(match.id)
@@ -186,9 +187,9 @@ class SeatViews:
                 cached = (0, new_game(match.config), [])
             seq, state, events = cached
             for entry in match.log[seq:]:
-                produced: list[dict[str, Any]] = []
+                produced: list[Event] = []
                 apply(state, entry.action, produced)
-                events.append(produced)
+                events.append([event.to_dict() for event in produced])
             self._events.pop(match.id, None)
             self._events[match.id] = (match.seq, state, events)  # most recent last
             while len(self._events) > EVENT_CACHE_SIZE:

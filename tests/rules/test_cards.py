@@ -256,6 +256,19 @@ def test_1i_offers_only_the_possible_half():
     assert legal(s) == ["p0 option 1b"]
 
 
+def test_1i_offered_with_one_caballero_in_court_and_none_on_the_board():
+    s = scenario(4, homes=HOMES, caballeros={"CLN": [0, 2, 0, 0]}, court=[1, 7, 7, 7],
+                 available=["1i"])
+    play(s, "p0 take 1i")
+    assert legal(s) == ["p0 deploy", "p0 special", "p0 end"]
+    play(s, "p0 special")
+    assert legal(s) == ["p0 option 1c"]
+    play(s, "p0 option 1c", "p0 place GAL")
+    # The court is empty: the placement ends, so does the deployment, and with it the turn.
+    assert board(s) == {"GAL": [1, 0, 0, 0], "CLN": [0, 2, 0, 0]}
+    assert s.court[0] == 0 and s.active == 1
+
+
 # --------------------------------------------------------------------------------------
 # Stack 2
 

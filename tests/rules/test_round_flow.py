@@ -20,7 +20,7 @@ from elgrande.rules import (
     view,
     winners,
 )
-from elgrande.rules.board import RECRUIT, REGION_CODES
+from elgrande.rules.board import RECRUITS_BY_POWER, REGION_CODES
 from elgrande.rules.cards import CARDS
 from tests.rules.scenario import board, counts, legal, play, scenario
 
@@ -132,7 +132,7 @@ def test_taken_card_is_no_longer_available_to_later_players():
 
 @pytest.mark.parametrize("value", range(1, 14))
 def test_recruitment_table(value):
-    assert RECRUIT[value] == [0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0][value]
+    assert RECRUITS_BY_POWER[value] == [0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0][value]
     other = 13 if value < 13 else 12
     s = scenario(2, homes=HOMES[:2], phase="bid", start_player=1, available=["1a", "2a", "3a", "4a"])
     play(s, f"p1 bid {other}", f"p0 bid {value}")
@@ -141,7 +141,7 @@ def test_recruitment_table(value):
             play(s, "p1 recruit 0")
         play(s, "p1 take 5a", "p1 end")
     assert s.active == 0
-    limit = RECRUIT[value]
+    limit = RECRUITS_BY_POWER[value]
     if limit:
         assert legal(s) == [f"p0 recruit {k}" for k in range(limit + 1)]
         play(s, f"p0 recruit {limit}")
