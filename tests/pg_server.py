@@ -29,17 +29,27 @@ _names = itertools.count(1)
 
 
 def find_bindir() -> Path:
-    """The newest /usr/lib/postgresql/N/bin with initdb and pg_ctl."""
+    """The folder of initdb, pg_ctl and postgres: $ELGRANDE_TEST_PG_BIN, else Debian's
+    newest /usr/lib/postgresql/N/bin, else the folder of a pg_ctl on the PATH."""
+    override = os.environ.get("ELGRANDE_TEST_PG_BIN")
+    if override:
+        if not (Path(override) / "pg_ctl").exists():
+            raise RuntimeError(f"ELGRANDE_TEST_PG_BIN={override} holds no pg_ctl")
+        return Path(override)
     found = sorted(
         glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
         key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
     )
-    if not found:
-        raise RuntimeError(
-            "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: "
-            "install Debian's postgresql package (make test does: scripts/system-packages.txt)"
-        )
-    return Path(found[-1]).parent
+    if found:
+        return Path(found[-1]).parent
+    on_path = shutil.which("pg_ctl")
+    if on_path:
+        return Path(on_path).parent
+    raise RuntimeError(
+        "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin nor on the "
+        "PATH: install Debian's postgresql package (make test does: "
+        "scripts/system-packages.txt) or set ELGRANDE_TEST_PG_BIN to the folder of pg_ctl"
+    )
 
 
 def free_port() -> int:

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from . import UsageError, positive_int
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -16,21 +18,25 @@ def register(subparsers: Any) -> None:
                     "equally) and report win rate, score, margin with 95%% confidence "
                     "intervals and an Elo-style rating.",
     )
-    p.add_argument("--players", type=int, required=True, help="players per game (2-5)")
-    p.add_argument("--bots", required=True,
+    p.add_argument("--players", type=int, required=True, choices=range(2, 6), metavar="N",
+                   help="players per game, 2 to 5")
+    p.add_argument("--bots", required=True, metavar="BOTS",
                    help="comma-separated bot per seat, e.g. hard,heuristic,heuristic,heuristic; "
                         "names: random, heuristic, ismcts, ismcts:ITERATIONS, easy, medium, hard")
-    p.add_argument("--games", type=int, required=True, help="number of games")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--games", type=positive_int, required=True, metavar="K",
+                   help="number of games, 1 or more")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="tournament seed (default 0)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="W",
+                   help="worker processes, 1 or more (default 1)")
     p.add_argument("--rounds", type=int, default=9, choices=(6, 9), help="game length")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide the progress bar (shown only on a terminal anyway)")
     p.set_defaults(func=tournament_command)
     # `bench` belongs to the engine's module; join it if it is already there.
     bench = subparsers.choices.get("bench")
     if bench is None:
-        bench = subparsers.add_parser("bench", help="benchmarks")
+        bench = subparsers.add_parser("bench", help="benchmarks", description="Measure speed.")
         bench.add_subparsers(dest="bench_target", metavar="TARGET", required=True)
     register_bench(_subparsers_of(bench))
 
@@ -46,8 +52,12 @@ def register_bench(bench_subparsers: Any) -> None:
     """Add `bench ai` to the `bench` command's sub-parsers (idempotent)."""
     if "ai" in bench_subparsers.choices:
         return
-    p = bench_subparsers.add_parser("ai", help="ISMCTS iterations per second from fixed positions")
-    p.add_argument("--iterations", type=int, default=200, help="iterations per position")
+    p = bench_subparsers.add_parser(
+        "ai", help="ISMCTS iterations per second from fixed positions",
+        description="Run the ISMCTS bot's search from fixed game positions and report "
+                    "iterations per second for each position, and overall.")
+    p.add_argument("--iterations", type=positive_int, default=200, metavar="I",
+                   help="iterations per position, 1 or more (default 200)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=bench_command)
 
@@ -59,28 +69,20 @@ def tournament_command(args: argparse.Namespace) -> int:
 
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     problems = []
-    if not 2 <= args.players <= 5:
-        problems.append(f"--players must be 2..5, not {args.players}")
     if len(bots) != args.players:
-        problems.append(f"--bots lists {len(bots)} bots for {args.players} players")
-    if args.games < 1:
-        problems.append("--games must be at least 1")
-    if args.workers < 1:
-        problems.append("--workers must be at least 1")
-    for name in set(bots):
+        problems.append(f"it lists {len(bots)} bots for {args.players} players")
+    for name in sorted(set(bots)):
         try:
             make_bot(name)
         except ValueError as e:
             problems.append(str(e))
     if problems:
-        for msg in problems:
-            print(f"elgrande tournament: {msg}", file=sys.stderr)
-        return 2
+        raise UsageError("argument --bots: " + "; ".join(problems))
     if args.games % args.players:
         print(f"note: {args.games} games is not a multiple of {args.players}; "
               "seats are not perfectly balanced", file=sys.stderr)
-    games = run_tournament(bots, args.games, args.seed, workers=args.workers,
-                           rounds=args.rounds, show_progress=not args.no_progress)
+    games = run_tournament(bots, args.games, args.seed, workers=args.workers, rounds=args.rounds,
+                           show_progress=not args.no_progress and sys.stderr.isatty())
     summaries = summarise(games)
     if args.json:
         print(json.dumps({
@@ -100,9 +102,6 @@ def tournament_command(args: argparse.Namespace) -> int:
 def bench_command(args: argparse.Namespace) -> int:
     from elgrande.ai.bench import run_bench
 
-    if args.iterations < 1:
-        print("elgrande bench ai: --iterations must be at least 1", file=sys.stderr)
-        return 2
     results = run_bench(args.iterations)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2))

@@ -28,7 +28,9 @@ from elgrande.rules import (
     winners,
 )
 from elgrande.rules.simulate import play_out, play_random_game
+from elgrande.server.rule_messages import illegal_action_text  # standard library only
 
+from . import UsageError, positive_float, positive_int, progress
 from .board_text import render
 
 
@@ -39,14 +41,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "scores and winners, then a summary.")
     sim.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N",
                      help="players per game, 2 to 5 (default 4)")
-    sim.add_argument("--games", type=int, default=10, metavar="K", help="number of games (default 10)")
+    sim.add_argument("--games", type=positive_int, default=10, metavar="K",
+                     help="number of games, 1 or more (default 10)")
     sim.add_argument("--seed", type=int, default=0, metavar="S",
                      help="seed of the first game; game i uses seed S+i (default 0)")
     sim.add_argument("--rounds", type=int, default=9, choices=(6, 9), help="9 (default) or 6 rounds")
     sim.add_argument("--json", action="store_true", help="one JSON object per game, then a summary object")
     sim.set_defaults(func=cmd_simulate)
 
-    bench = subparsers.add_parser("bench", help="benchmarks", description="Measure speed.")
+    bench = subparsers.add_parser(
+        "bench", help="benchmarks: the engine, the bots, the web server",
+        description="Measure speed: `bench engine` (the rules engine), `bench ai` (the "
+                    "bots' search) and `bench server` (the web app under load). "
+                    "`elgrande bench TARGET --help` describes each.")
     bench_sub = bench.add_subparsers(dest="bench_command", metavar="TARGET")
     bench_sub.required = True
     eng = bench_sub.add_parser(
@@ -55,8 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "player count, and the cost of State.copy() on a mid-game state.")
     eng.add_argument("--players", type=int, choices=range(2, 6), metavar="N",
                      help="only this player count (default: 2 to 5)")
-    eng.add_argument("--seconds", type=float, default=3.0, metavar="T",
-                     help="time per player count (default 3)")
+    eng.add_argument("--seconds", type=positive_float, default=3.0, metavar="T",
+                     help="time per player count in seconds, above 0 (default 3)")
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.set_defaults(func=cmd_bench_engine)
     # Other areas add their benchmarks (`bench ai`, `bench server`) when they are installed.
@@ -88,7 +95,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     totals: list[list[int]] = [[] for _ in range(n)]
     lengths = []
     started = time.perf_counter()
-    for i in tqdm(range(args.games), desc="games", unit="game", disable=args.games < 2, file=sys.stderr):
+    for i in progress(range(args.games), desc="games", unit="game", shown=args.games > 1):
         seed = args.seed + i
         state, log = play_random_game(config, random.Random(seed))
         won = winners(state)
@@ -101,6 +108,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(json.dumps({"game": i, "seed": seed, "scores": state.scores, "winners": won,
                               "actions": len(log)}))
         else:
+            # tqdm.write: on a terminal, the line goes above the progress bar.
             tqdm.write(f"game {i} (seed {seed}): scores {' '.join(map(str, state.scores))}; "
                        f"winner{'s' if len(won) > 1 else ''} {', '.join(f'p{p}' for p in won)}")
     elapsed = time.perf_counter() - started
@@ -172,7 +180,7 @@ def bench_copy(repeat: int = 200_000) -> float:
 def cmd_bench_engine(args: argparse.Namespace) -> int:
     counts = [args.players] if args.players else [2, 3, 4, 5]
     results = []
-    for n in tqdm(counts, desc="player counts", unit="count", file=sys.stderr, disable=len(counts) < 2):
+    for n in progress(counts, desc="player counts", unit="count", shown=len(counts) > 1):
         results.append(bench_games(n, args.seconds))
     copy_us = bench_copy()
     report: dict[str, Any] = {"engine": results, "copy_microseconds": copy_us,
@@ -194,8 +202,8 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     if not 0 <= args.seat < args.players:
-        print(f"--seat must be between 0 and {args.players - 1}", file=sys.stderr)
-        return 2
+        raise UsageError(f"argument --seat: {args.seat} is not a seat of {args.players} "
+                         f"players; it takes 0 to {args.players - 1}")
     rng = random.Random(args.seed)
     state = new_game(GameConfig(players=args.players, rounds=args.rounds))
     print(f"You are p{args.seat}. Answer with the number of an action or its text; "
@@ -235,7 +243,9 @@ def cmd_play(args: argparse.Namespace) -> int:
                     else parse_action(answer)
                 apply(state, chosen)
                 break
-            except (ValueError, IllegalAction) as error:
+            except IllegalAction as error:
+                print(f"  not possible: {illegal_action_text(error.code, error.params)}")
+            except ValueError as error:
                 print(f"  not possible: {error}")
     print()
     print(render(state, args.seat))

@@ -7,6 +7,8 @@ import argparse
 import json
 import sys
 
+from . import positive_float, positive_int
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """No top-level command of our own; the benchmark hangs under `elgrande bench`."""
@@ -18,16 +20,16 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
         description="Drive G concurrent games with scripted clients over real HTTP and "
         "WebSocket against P server processes; report committed moves per second, latency "
         "percentiles from a finishing request to every seat's update, and errors.")
-    parser.add_argument("--games", type=int, default=8, metavar="G",
-                        help="concurrent games (default 8)")
-    parser.add_argument("--processes", type=int, default=1, metavar="P",
-                        help="server processes to start (default 1)")
+    parser.add_argument("--games", type=positive_int, default=8, metavar="G",
+                        help="concurrent games, 1 or more (default 8)")
+    parser.add_argument("--processes", type=positive_int, default=1, metavar="P",
+                        help="server processes to start, 1 or more (default 1)")
     parser.add_argument("--players", type=int, default=3, choices=range(2, 6), metavar="N",
                         help="seats per game, every one a scripted client (default 3)")
     parser.add_argument("--rounds", type=int, default=9, choices=(6, 9),
                         help="rounds per game (default 9, the standard game); finished games are replaced")
-    parser.add_argument("--seconds", type=float, default=20.0, metavar="T",
-                        help="how long to drive the games (default 20)")
+    parser.add_argument("--seconds", type=positive_float, default=20.0, metavar="T",
+                        help="how long to drive the games, in seconds (default 20)")
     parser.add_argument("--database-url", metavar="URL",
                         help="database of the started servers (default: a fresh SQLite file)")
     parser.add_argument("--pubsub-url", metavar="URL",
@@ -37,13 +39,14 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--via", choices=("ws", "http"), default="ws",
                         help="send the moves over the game page's WebSocket, as the page "
                         "does (default), or as JSON API requests")
-    parser.add_argument("--clients", type=int, default=2, metavar="C",
+    parser.add_argument("--clients", type=positive_int, default=2, metavar="C",
                         help="processes running the scripted players, games split between "
                         "them (default 2: one loop of players can itself be the limit)")
-    parser.add_argument("--client-nice", type=int, default=10, metavar="N",
+    parser.add_argument("--client-nice", type=int, default=10, choices=range(0, 20), metavar="N",
                         help="niceness of the client processes, so the servers under test "
-                        "get the CPU first on a shared machine (default 10; 0: equal)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the scripted players")
+                        "get the CPU first on a shared machine, 0 to 19 (default 10; 0: equal)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed of the scripted players (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
 
@@ -58,7 +61,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            urls=args.urls, seed=args.seed, via=args.via,
                            clients=args.clients, client_nice=args.client_nice)
     except ValueError as exc:
-        print(f"elgrande bench server: {exc}")
+        print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(result))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import port
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -15,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "these options override them. The database's schema is upgraded at start.",
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port, 0 to 65535 (default 8000; 0 picks a "
+    parser.add_argument("--port", type=port, help="port, 0 to 65535 (default 8000; 0 picks a "
                         "free one)")
     parser.add_argument("--database-url", help="SQLAlchemy URL (default sqlite:///elgrande.db)")
     parser.set_defaults(func=serve)
@@ -58,14 +60,6 @@ def serve(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"El Grande is running at http://{shown}:{port}/ (database {settings.database_url}); "
           "press Ctrl+C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio" if _has_sansio() else "auto")
+    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio")
     uvicorn.Server(config).run(sockets=[sock])
     return 0
-
-
-def _has_sansio() -> bool:
-    try:
-        import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
-    except ImportError:
-        return False
-    return True

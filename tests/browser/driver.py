@@ -4,11 +4,19 @@ page's next render."""
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 from typing import Any
 
 from playwright.sync_api import Page
 
+# The browser the tests drive: $ELGRANDE_TEST_CHROMIUM, else Debian's Chromium, else a
+# chromium or chromium-browser on the PATH.
+CHROMIUM = (os.environ.get("ELGRANDE_TEST_CHROMIUM")
+            or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+            or shutil.which("chromium") or shutil.which("chromium-browser")
+            or "/usr/bin/chromium")
 BUTTON_KINDS = {"deploy", "special", "end", "done", "recruit", "court", "option"}
 AREA_KINDS = {"recall", "place", "drop", "from", "score", "grande", "king", "evict", "tile", "lose"}
 

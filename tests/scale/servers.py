@@ -4,6 +4,7 @@ server processes (``elgrande.loadgen.launch``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +20,9 @@ from tests.pg_server import PostgresServer
 
 __all__ = ["RedisServer", "RestartablePostgres", "ServerProcess", "redis_server"]
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+# The redis-server program: $ELGRANDE_TEST_REDIS_SERVER, else the one on the PATH.
+REDIS_SERVER = (os.environ.get("ELGRANDE_TEST_REDIS_SERVER") or shutil.which("redis-server")
+                or "/usr/bin/redis-server")
 
 
 class RedisServer:
@@ -28,8 +31,9 @@ class RedisServer:
 
     def __init__(self) -> None:
         if not Path(REDIS_SERVER).exists():
-            raise RuntimeError("redis-server not found: install Debian's redis-server package "
-                               "(make test does: scripts/system-packages.txt)")
+            raise RuntimeError(f"{REDIS_SERVER} not found: install Debian's redis-server package "
+                               "(make test does: scripts/system-packages.txt) or set "
+                               "ELGRANDE_TEST_REDIS_SERVER")
         self.dir = Path(tempfile.mkdtemp(prefix="elgrande-redis-"))
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None

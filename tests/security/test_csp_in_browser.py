@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, sync_playwright
 
 from elgrande.loadgen.launch import ServerProcess
+from tests.browser.driver import CHROMIUM
 
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
