@@ -1,9 +1,12 @@
-"""`elgrande db upgrade|current|check`: the database's schema (docs/deploy.md)."""
+"""`elgrande db upgrade|current|check|backup`: the database's schema, and backups of an
+SQLite database (docs/deploy.md)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,6 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions.add_parser("check", parents=[common], help="exit 1 unless the schema is exactly the code's",
                        description="Compare the database's tables with the ones the code "
                        "declares; exit 0 when they agree, 1 (with the differences) when not.")
+    backup = actions.add_parser(
+        "backup", parents=[common], help="copy a live SQLite database into FILE",
+        description="Copy the SQLite database, consistent even while servers write to it "
+        "(SQLite's online backup), into FILE, which must not exist yet. Restore by "
+        "pointing ELGRANDE_DATABASE_URL at the copy. PostgreSQL: use pg_dump "
+        "(docs/deploy.md, Backups).")
+    backup.add_argument("file", metavar="FILE", help="the new backup file")
     parser.set_defaults(func=run)
 
 
@@ -39,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"elgrande db: {exc}", file=sys.stderr)
         return 2
+    if args.db_action == "backup":
+        return backup(url, Path(args.file))
     engine = make_engine(url)
     try:
         if args.db_action == "upgrade":
@@ -68,3 +80,43 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         engine.dispose()
+
+
+def backup(url: str, target: Path) -> int:
+    """SQLite's online backup API copies a consistent snapshot page by page while other
+    connections go on writing; a plain copy of a WAL database can miss the WAL's pages."""
+    import sqlite3
+
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        print("elgrande db backup: only for SQLite; back up PostgreSQL with pg_dump "
+              "(docs/deploy.md, Backups)", file=sys.stderr)
+        return 2
+    source = parsed.database or ""
+    if source in ("", ":memory:") or not Path(source.removeprefix("file:").split("?")[0]
+                                               ).is_file():
+        print(f"elgrande db backup: no SQLite database file at {source or '(none)'}",
+              file=sys.stderr)
+        return 1
+    if target.exists():
+        print(f"elgrande db backup: {target} exists already; give a new file name",
+              file=sys.stderr)
+        return 1
+    partial = target.with_name(target.name + ".partial")
+    try:
+        src = sqlite3.connect(f"file:{source.removeprefix('file:')}", uri=True, timeout=30)
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+            src.close()
+        os.replace(partial, target)  # the backup appears complete or not at all
+    except (sqlite3.Error, OSError) as exc:
+        partial.unlink(missing_ok=True)
+        print(f"elgrande db backup: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(f"backed up {source} to {target}")
+    return 0

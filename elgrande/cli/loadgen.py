@@ -47,6 +47,9 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         "get the CPU first on a shared machine, 0 to 19 (default 10; 0: equal)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the scripted players (default 0)")
+    parser.add_argument("--memory-every", type=positive_float, metavar="SECONDS",
+                        help="sample the started servers' memory (RSS) this often and "
+                        "report the curve (for soak runs; docs/deploy.md)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
 
@@ -59,7 +62,8 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            rounds=args.rounds, seconds=args.seconds,
                            database_url=args.database_url, pubsub_url=args.pubsub_url,
                            urls=args.urls, seed=args.seed, via=args.via,
-                           clients=args.clients, client_nice=args.client_nice)
+                           clients=args.clients, client_nice=args.client_nice,
+                           memory_every=args.memory_every)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2
@@ -80,6 +84,13 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
         for sample in result["error_samples"]:
             print(f"  {sample}")
         print(f"load average during the run: {result['load_average']}")
+        if "memory" in result:
+            memory = result["memory"]
+            curve = "  ".join(f"{s['t']:.0f}s:{sum(x or 0 for x in s['rss_mb']):.0f}"
+                              for s in memory["samples"])
+            print(f"servers' memory (RSS, MiB): start {memory['start_mb']}  end "
+                  f"{memory['end_mb']}  peak {memory['peak_mb']}")
+            print(f"  {curve}")
     return 0 if result["errors"] == 0 else 1
 
 

@@ -26,8 +26,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def serve(args: argparse.Namespace) -> int:
     import socket
 
-    from elgrande.asgi import prepare_database
+    from elgrande.asgi import (
+        STARTUP_DATABASE_ERRORS,
+        database_failure,
+        prepare_database,
+        ws_frame_limit,
+    )
     from elgrande.migrations import SchemaError
+    from elgrande.server.logs import configure_logging
     from elgrande.server.settings import Settings, SettingsError
 
     try:
@@ -35,6 +41,7 @@ def serve(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"elgrande serve: {exc}", file=sys.stderr)
         return 2
+    configure_logging(settings.log_level, settings.log_format)
     # Listen first, so the printed address is right (even for port 0) and usable at once.
     sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -45,21 +52,26 @@ def serve(args: argparse.Namespace) -> int:
         print(f"elgrande serve: cannot listen on {settings.host}:{settings.port}: "
               f"{exc.strerror}", file=sys.stderr)
         return 1
-    try:
-        prepare_database(settings.database_url)
-    except SchemaError as exc:
-        print(f"elgrande serve: {exc}", file=sys.stderr)
-        return 1
-
     import uvicorn
 
     from elgrande.server.app import create_app
 
+    try:
+        prepare_database(settings.database_url)
+        app = create_app(settings)
+    except SchemaError as exc:
+        print(f"elgrande serve: {exc}", file=sys.stderr)
+        return 1
+    except STARTUP_DATABASE_ERRORS as exc:
+        print(f"elgrande serve: {database_failure(exc)}", file=sys.stderr)
+        return 1
     host, port = sock.getsockname()[:2]
-    app = create_app(settings)
     shown = f"[{host}]" if ":" in host else host
     print(f"El Grande is running at http://{shown}:{port}/ (database {settings.database_url}); "
           "press Ctrl+C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio")
+    # Logging as configured above (log_config=None); frames bounded before they are read.
+    config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
+                            access_log=False, ws="websockets-sansio",
+                            ws_max_size=ws_frame_limit(settings))
     uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -36,6 +36,7 @@ from tqdm import tqdm
 
 from .client import ClientError, SeatClient
 from .launch import ServerProcess
+from .memory import MemorySampler
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -286,11 +287,15 @@ def _round(value: float | None) -> float | None:
 
 def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
         database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
-        seed: int = 0, via: str = "ws", clients: int = 1, client_nice: int = 10
-        ) -> dict[str, Any]:
-    """Starts the servers (unless ``urls`` are given), drives them, stops them."""
+        seed: int = 0, via: str = "ws", clients: int = 1, client_nice: int = 10,
+        memory_every: float | None = None) -> dict[str, Any]:
+    """Starts the servers (unless ``urls`` are given), drives them, stops them;
+    ``memory_every``: sample the servers' RSS that often (seconds) into "memory"."""
     config = BenchConfig(games, players, rounds, seconds, seed, via, client_nice)
     if urls:
+        if memory_every:
+            raise ValueError("--memory-every needs servers started here (not --url): "
+                             "it reads their processes' memory")
         return drive(urls, config, clients)
     if processes > 1 and not pubsub_url:
         raise ValueError("several processes need a shared pub/sub: pass --pubsub-url redis://...")
@@ -301,7 +306,12 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
             servers[0].start()  # runs the migrations alone
             for server in servers[1:]:
                 server.start()
+            sampler = (MemorySampler([s.process.pid for s in servers if s.process],
+                                     memory_every).start()
+                       if memory_every else None)
             result = drive([s.url for s in servers], config, clients)
+            if sampler is not None:
+                result["memory"] = sampler.stop()
         finally:
             for server in servers:
                 server.stop()

@@ -42,6 +42,10 @@ class ServerProcess:
             # an hour, all from 127.0.0.1: no account-creation limit (0) unless extra_env says.
             "ELGRANDE_GUESTS_PER_CLIENT": "0",
             "ELGRANDE_REGISTRATIONS_PER_CLIENT": "0",
+            # One load generator on one address plays every game: no per-address caps.
+            "ELGRANDE_WAITING_GAMES_PER_CLIENT": "0",
+            "ELGRANDE_ACTIVE_GAMES_PER_CLIENT": "0",
+            "ELGRANDE_BOT_SEATS_PER_CLIENT": "0",
             **(extra_env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None
@@ -50,7 +54,7 @@ class ServerProcess:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "uvicorn", "--factory", "elgrande.asgi:create_app",
-                 "--host", "127.0.0.1", "--port", str(self.port), "--ws-max-size", "65536",
+                 "--host", "127.0.0.1", "--port", str(self.port), "--ws-max-size", "16384",
                  *self.uvicorn_args],
                 env=self.env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

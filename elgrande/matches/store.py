@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -339,11 +339,29 @@ class MatchStore:
                                        ((seat, draft_version(draft)),)))
         return match
 
-    def _finish(self, match_id: str, seat: int, base_seq: int | None) -> Match:
+    def play_turn(self, match_id: str, seat: int, actions: Sequence[Action | str], *,
+                  base_seq: int | None = None, fresh: bool = False) -> Match:
+        """Steps and their finish in ONE transaction: ``actions`` are added to the seat's
+        draft (to an empty one when ``fresh``: a bot's turn left half-entered by a
+        crash is dropped), then the draft is committed. A refusal (an illegal step, the
+        game moved on) changes nothing, so a ``GameMovedOn`` never hides a stored step."""
+
+        def enter(match: Match) -> None:
+            if fresh:
+                match.drafts.pop(seat, None)
+            for action in actions:
+                match.step(seat, action, base_seq)
+
+        return self._finish(match_id, seat, base_seq, enter)
+
+    def _finish(self, match_id: str, seat: int, base_seq: int | None,
+                before: Callable[[Match], None] | None = None) -> Match:
         base = -1
         try:
             with self._locked(match_id, "all") as (conn, match, stored):
                 base = match.seq
+                if before is not None:
+                    before(match)
                 now = utcnow()
                 added = match.finish(seat, base_seq, now)
                 self._add_commit(conn, match_id, seat, base, added, now)
@@ -413,7 +431,7 @@ class MatchStore:
         rows = self._fast.run(conn, "head_and_draft_locked" if lock else "head_and_draft",
                               {"id": match_id, "seat": seat})
         if not rows:
-            raise MatchNotFound(f"no match {match_id!r}")
+            raise MatchNotFound("no such match")  # the id is internal: messages reach players
         head, seat_found, base, steps, redo = rows[0]
         if seat_found is None:
             return int(head), []
@@ -422,7 +440,7 @@ class MatchStore:
     def _head(self, conn: Connection, match_id: str, *, lock: bool) -> int:
         rows = self._fast.run(conn, "head_locked" if lock else "head", {"id": match_id})
         if not rows:
-            raise MatchNotFound(f"no match {match_id!r}")
+            raise MatchNotFound("no such match")  # the id is internal: messages reach players
         return int(rows[0][0])
 
     def _load(

@@ -1,18 +1,18 @@
-"""Accounts: registered players (argon2 password hashes) and guests."""
+"""Accounts: registered players (argon2id password hashes, made in the hashing pool) and
+guests; logins (limited), password changes and session generations."""
 
 from __future__ import annotations
 
-import re
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from .security import hash_password, verify_password
+from .hardening.limits import Limits, LoginLimits, LookupLimits, MemoryLimiter, make_limiter
+from .names import GUEST_PREFIX, BadName, check_name, name_key, skeleton
+from .passwords import HashPool
+from .settings import Settings
 from .tables import User
-
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{3,24}$")
-MIN_PASSWORD = 8
 
 
 class AccountError(ValueError):
@@ -20,43 +20,107 @@ class AccountError(ValueError):
 
 
 class Accounts:
-    def __init__(self, sessions: sessionmaker[Session], reads: sessionmaker[Session] | None = None) -> None:
+    def __init__(self, sessions: sessionmaker[Session], reads: sessionmaker[Session] | None = None,
+                 hashes: HashPool | None = None, logins: LoginLimits | None = None,
+                 lookups: LookupLimits | None = None) -> None:
         self._sessions = sessions
         self._reads = reads or sessions
+        self.hashes = hashes or HashPool()
+        self.logins = logins or LoginLimits(MemoryLimiter(15 * 60))
+        self.lookups = lookups or LookupLimits(MemoryLimiter(60 * 60))
+
+    @classmethod
+    def from_settings(cls, settings: Settings, sessions: sessionmaker[Session],
+                      reads: sessionmaker[Session]) -> Accounts:
+        """Its hashing pool and limits as the settings say (limits in Redis when
+        ``pubsub_url`` is set, shared by every process)."""
+        limits = Limits.from_settings(settings)
+        return cls(sessions, reads,
+                   HashPool(settings.password_hash_workers, settings.password_hash_queue),
+                   LoginLimits.from_limits(make_limiter(limits.login_window, settings.pubsub_url),
+                                           limits),
+                   LookupLimits(make_limiter(limits.account_window, settings.pubsub_url),
+                                settings.name_lookups_per_user, settings.name_lookups_per_client))
+
+    def close(self) -> None:
+        self.hashes.close()
 
     def register(self, name: str, password: str) -> User:
-        name = name.strip()
-        if not NAME_PATTERN.match(name):
-            raise AccountError("A name has 3 to 24 letters, digits, '.', '_' or '-'.")
-        if name.lower().startswith("guest-"):
-            raise AccountError("Names starting with 'guest-' are kept for guests.")
-        if len(password) < MIN_PASSWORD:
-            raise AccountError(f"A password needs at least {MIN_PASSWORD} characters.")
+        """A new account; the caller checks the password's strength
+        (``passwords.check_strength``) where a person chose it."""
+        try:
+            name = check_name(name)
+        except BadName as exc:
+            raise AccountError(str(exc)) from None
+        with self._reads() as db:
+            self._refuse_taken(db, name)
+        password_hash = self.hashes.hash(password)  # outside any transaction: it is slow
         with self._sessions.begin() as db:
-            if self._by_name(db, name) is not None:
-                raise AccountError("That name is taken.")
-            user = User(name=name, password_hash=hash_password(password), is_guest=False)
+            self._refuse_taken(db, name)  # again: someone may have taken it meanwhile
+            user = User(name=name, name_key=name_key(name), name_skeleton=skeleton(name),
+                        password_hash=password_hash, is_guest=False)
             db.add(user)
             db.flush()
             return user
+
+    @staticmethod
+    def _refuse_taken(db: Session, name: str) -> None:
+        if db.scalar(select(User.id).where(User.name_key == name_key(name))) is not None:
+            raise AccountError("That name is taken.")
+        if db.scalar(select(User.id).where(User.name_skeleton == skeleton(name))) is not None:
+            raise AccountError("That name looks too much like an existing one; choose another.")
 
     def guest(self) -> User:
         with self._sessions.begin() as db:
             while True:
-                name = f"guest-{secrets.token_hex(3)}"
+                name = f"{GUEST_PREFIX}{secrets.token_hex(3)}"
                 if self._by_name(db, name) is None:
                     break
-            user = User(name=name, password_hash=None, is_guest=True)
+            user = User(name=name, name_key=name_key(name), name_skeleton=skeleton(name),
+                        password_hash=None, is_guest=True)
             db.add(user)
             db.flush()
             return user
 
-    def login(self, name: str, password: str) -> User | None:
+    def login(self, name: str, password: str, client: str) -> User | None:
+        """The user if ``password`` is theirs. Limited (LoginLimitReached) per the name
+        key looked up and the ``client`` address; an unknown name takes as long as a
+        known one (checked against a dummy hash)."""
+        name = name.strip()
+        key = name_key(name)
+        self.logins.admit(key, client)
         with self._reads() as db:
-            user = self._by_name(db, name.strip())
-            if user is None or user.password_hash is None:
-                return None
-            return user if verify_password(user.password_hash, password) else None
+            user = self._by_name(db, name)
+        stored = user.password_hash if user is not None else None
+        if not self.hashes.verify(stored, password) or user is None:
+            self.logins.failed(key, client)
+            return None
+        self.logins.succeeded(key)
+        return user
+
+    def change_password(self, user: User, current: str, new: str, client: str) -> User:
+        """Sets ``new`` (its strength checked by the caller) if ``current`` is right, and
+        advances the session generation: every other session ends. Checking ``current``
+        is a login attempt, limited as logins are (a stolen session cannot guess it)."""
+        self.logins.admit(user.name_key, client)
+        if user.password_hash is None or not self.hashes.verify(user.password_hash, current):
+            self.logins.failed(user.name_key, client)
+            raise AccountError("The current password is wrong.")
+        new_hash = self.hashes.hash(new)
+        with self._sessions.begin() as db:
+            db.execute(update(User).where(User.id == user.id).values(
+                password_hash=new_hash, session_generation=User.session_generation + 1))
+        changed = self.get(user.id)
+        assert changed is not None
+        return changed
+
+    def end_sessions(self, user_id: int) -> int:
+        """Advances the user's session generation (logout, "log out everywhere"): every
+        cookie and CSRF token made before stops working. Returns the new generation."""
+        with self._sessions.begin() as db:
+            db.execute(update(User).where(User.id == user_id)
+                       .values(session_generation=User.session_generation + 1))
+            return int(db.scalar(select(User.session_generation).where(User.id == user_id)) or 0)
 
     def get(self, user_id: int | None) -> User | None:
         if user_id is None:
@@ -70,4 +134,14 @@ class Accounts:
 
     @staticmethod
     def _by_name(db: Session, name: str) -> User | None:
-        return db.scalar(select(User).where(User.name == name))
+        return user_named(db, name)
+
+
+def user_named(db: Session, name: str) -> User | None:
+    """The account called ``name``: the exact name first (an account whose key was
+    suffixed by migration 0004), else the one with the same key (case and width blind)."""
+    users = db.scalars(select(User).where(or_(User.name == name,
+                                              User.name_key == name_key(name)))).all()
+    exact = [u for u in users if u.name == name]
+    found = exact or list(users)
+    return found[0] if found else None

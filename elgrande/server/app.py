@@ -34,10 +34,14 @@ from .bot_runner import BotGate, BotRunner, LocalBotGate
 from .hardening import Limits, harden, make_limiters
 from .live import Change, Hub, PageHook
 from .lobby import Lobby
+from .lobby_caps import LobbyCaps
+from .logs import RequestIdMiddleware
+from .metrics import Metrics
 from .play import Play
 from .seat_views import SeatViews
 from .security import Signer
 from .settings import Settings
+from .ws import SocketsPerClient
 
 HERE = Path(__file__).parent
 BOOTSTRAP_DIR = Path(bootstrap.__path__[0])
@@ -72,7 +76,7 @@ def build_services(settings: Settings) -> Services:
     page_hooks: tuple[tuple[PageHook, ...], tuple[PageHook, ...]] = ((), ())
     gate: BotGate = LocalBotGate()
     if settings.pubsub_url:
-        from elgrande.scale.leases import BotLeases
+        from elgrande.scale.leases import BotLeases, Identity
         from elgrande.scale.pubsub import RedisBroker, refresh_after_outage
 
         from .bot_sweeper import BotSweeper
@@ -85,7 +89,10 @@ def build_services(settings: Settings) -> Services:
         stoppers.append(redis_broker.close)
         broker = redis_broker
         ttl = settings.bot_lease_seconds
-        leases = BotLeases(engine, ttl=ttl)
+        # A lasting name: after a restart this process takes its predecessor's leases.
+        identity = Identity(settings.secret_file.parent, settings.instance_name)
+        stoppers.append(identity.close)
+        leases = BotLeases(engine, owner=identity.owner, ttl=ttl)
         gate = leases
         starters.append(leases.start)
         stoppers.append(leases.stop)
@@ -96,11 +103,14 @@ def build_services(settings: Settings) -> Services:
     sessions = sessionmaker(writer(engine), expire_on_commit=False)
     reads = sessionmaker(engine, expire_on_commit=False)
     hub = Hub(on_open=page_hooks[0], on_close=page_hooks[1])
-    lobby = Lobby(sessions, reads, store)
+    lobby = Lobby(sessions, reads, store, LobbyCaps.from_settings(settings),
+                  settings.secret_key)
     views = SeatViews(lobby, store)
-    play = Play(store, lobby, views)
+    metrics = Metrics()
+    play = Play(store, lobby, views, metrics)
     bots = BotRunner(lobby, play, gate, settings.bot_delay,
-                     processes=settings.bot_processes or min(4, os.cpu_count() or 1))
+                     processes=settings.bot_processes or min(4, os.cpu_count() or 1),
+                     per_user=settings.bot_thinks_per_user, metrics=metrics)
     if settings.pubsub_url:
         sweeper = BotSweeper(engine, bots.kick, interval=max(1.0, settings.bot_lease_seconds / 3),
                              stale=settings.bot_lease_seconds)
@@ -118,13 +128,17 @@ def build_services(settings: Settings) -> Services:
 
     store.broker.subscribe(on_match_event)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    return Services(settings, engine, sessions, store, Accounts(sessions, reads), lobby, views,
+    accounts = Accounts.from_settings(settings, sessions, reads)
+    stoppers.append(accounts.close)
+    return Services(settings, engine, sessions, store, accounts, lobby, views,
                     play, hub, bots, Signer(settings.secret_key), templates, starters,
                     stoppers[::-1])
 
 
 def create_app(settings: Settings) -> FastAPI:
     services = build_services(settings)
+    sockets = SocketsPerClient(settings.ws_per_client)
+    metrics = _serve_metrics(services, sockets)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -133,6 +147,8 @@ def create_app(settings: Settings) -> FastAPI:
         services.bots.loop = loop
         for start in services.starters:
             start()
+        # Starts and endings a crash cut short are finished before anything is served.
+        services.lobby.recover()
         # Bots that were due to move when the server last stopped move now.
         for game_id in services.lobby.active_ids():
             services.bots.kick(game_id)
@@ -152,11 +168,15 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.services = services
+    app.state.ws_clients = sockets
+    app.state.metrics = metrics
+    app.state.readiness = _readiness(services)
     app.mount("/static/bootstrap", StaticFiles(directory=str(BOOTSTRAP_DIR)), name="bootstrap")
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    from . import api, pages, ws
+    from . import api, health, pages, ws
 
+    app.include_router(health.router)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(ws.router)
@@ -164,4 +184,32 @@ def create_app(settings: Settings) -> FastAPI:
     limits = Limits.from_settings(settings)
     harden(app, limits=limits, limiters=make_limiters(limits, settings.pubsub_url),
            hsts=settings.secure_cookies, secrets=[settings.secret_key])
+    # HEAD wherever GET is answered; the request id outermost, so every answer has one.
+    app.add_middleware(health.HeadAsGet)
+    app.add_middleware(RequestIdMiddleware)
     return app
+
+
+def _serve_metrics(services: Services, sockets: SocketsPerClient) -> Metrics | None:
+    """The metrics, served from the app's start to its stop when a port is set
+    (docs/deploy.md)."""
+    settings = services.settings
+    if not settings.metrics_port:
+        return None
+    metrics = services.play.metrics
+    # Read in the scrape's thread: list() copies in one step while the loop changes them.
+    metrics.watch(sockets=lambda: float(sum(list(sockets.open.values()))),
+                  bot_queue=lambda: float(services.bots.queued()), engine=services.engine)
+    services.store.broker.subscribe(metrics.on_event)
+    services.starters.append(lambda: metrics.start(settings.metrics_host, settings.metrics_port))
+    services.stoppers.insert(0, metrics.stop)
+    return metrics
+
+
+def _readiness(services: Services) -> dict[str, Callable[[], None]]:
+    from .health import database_check, redis_check
+
+    checks = {"database": database_check(services.engine)}
+    if services.settings.pubsub_url:
+        checks["redis"] = redis_check(services.settings.pubsub_url)
+    return checks

@@ -1,6 +1,8 @@
 """Moves computer opponents: thinking happens in a worker process (never on the event
 loop), database work in a thread; one runner task per game, with a short pause before
-each move so people can follow.
+each move so people can follow. The worker processes are shared fairly: each user's
+bots wait in their own queue, served round-robin (``FairShare``), so one user's many
+games never hold up another user's bot.
 
 With several server processes every process hears every commit and may want to move
 the same bot: a ``BotGate`` decides which one does. ``LocalBotGate`` (one process)
@@ -14,13 +16,17 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import time
+from collections import Counter, deque
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from .bots import bot_seed, think, worker_init
+from .bots import think, worker_init
 from .lobby import Lobby
-from .play import Play
+from .metrics import Metrics
+from .play import BotTurn, Play
 
 log = logging.getLogger(__name__)
 
@@ -53,18 +59,85 @@ class LocalBotGate:
         return set()
 
 
+class FairShare:
+    """The worker pool's ``slots`` handed out round-robin between users, at most
+    ``per_user`` at once to one user: one user's many bot games cannot make another
+    user's bot wait behind them. Used on the event loop only."""
+
+    def __init__(self, slots: int, per_user: int) -> None:
+        self.free = slots
+        self.per_user = per_user
+        self.busy: Counter[int] = Counter()
+        self.waiting: dict[int, deque[asyncio.Future[None]]] = {}  # in round-robin order
+
+    async def acquire(self, user: int) -> None:
+        if self.free and self.busy[user] < self.per_user and user not in self.waiting:
+            self._grant(user)
+            return
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(user, deque()).append(ready)
+        try:
+            await ready
+        except asyncio.CancelledError:
+            if ready.done() and not ready.cancelled():
+                self.release(user)  # granted just as it was cancelled: hand it on
+            else:
+                self._forget(user, ready)
+            raise
+
+    def release(self, user: int) -> None:
+        self.busy[user] -= 1
+        if self.busy[user] <= 0:
+            del self.busy[user]
+        self.free += 1
+        self._dispatch()
+
+    def _grant(self, user: int) -> None:
+        self.free -= 1
+        self.busy[user] += 1
+
+    def _forget(self, user: int, ready: asyncio.Future[None]) -> None:
+        queue = self.waiting.get(user)
+        if queue is not None and ready in queue:
+            queue.remove(ready)
+            if not queue:
+                del self.waiting[user]
+
+    def _dispatch(self) -> None:
+        while self.free:
+            user = next((u for u in self.waiting if self.busy[u] < self.per_user), None)
+            if user is None:
+                return
+            queue = self.waiting.pop(user)
+            ready = queue.popleft()
+            if queue:
+                self.waiting[user] = queue  # to the back of the round
+            self._grant(user)
+            ready.set_result(None)
+
+
+Think = Callable[[dict[str, Any], int, str, int], list[str]]
+
+
 class BotRunner:
     def __init__(self, lobby: Lobby, play: Play, gate: BotGate, delay: float,
-                 processes: int = 1) -> None:
+                 processes: int = 1, per_user: int = 2, think_fn: Think = think,
+                 executor: Executor | None = None, metrics: Metrics | None = None) -> None:
+        """``processes`` workers think; ``per_user``: at most this many of them for one
+        user's bots at once. Tests give ``think_fn`` (how a turn is thought out) and an
+        ``executor`` (threads) of their own."""
         self.lobby = lobby
         self.play = play
         self.gate = gate
         self.delay = delay
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._think_fn = think_fn
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot-db")
-        self._processes: Executor = ProcessPoolExecutor(
+        self._processes: Executor = executor or ProcessPoolExecutor(
             max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
             initializer=worker_init, initargs=(os.getpid(),))
+        self._share = FairShare(processes, per_user)
+        self.metrics = metrics or Metrics()
         self._pending: set[int] = set()
         self._running: dict[int, asyncio.Task[None]] = {}
 
@@ -80,17 +153,17 @@ class BotRunner:
         if game_id not in self._running:
             self._running[game_id] = asyncio.get_running_loop().create_task(self._run(game_id))
 
-    def work(self, game_id: int) -> list[tuple[int, str, dict[str, Any], int]]:
-        """The bot seats to move now whose moves this process may make."""
+    def work(self, game_id: int) -> list[BotTurn]:
+        """The bot turns to play now that this process may play."""
         work = self.play.bot_work(game_id)
         game = self.lobby.get(game_id)
         if game is None or game.match_id is None:
             return []
-        due = {item[0] for item in work}
+        due = {turn.seat for turn in work}
         for match_id, seat in self.gate.held():  # leftovers of moves already made
             if match_id == game.match_id and seat not in due:
                 self.gate.release(match_id, seat)
-        return [item for item in work if self.gate.take(game.match_id, item[0])]
+        return [turn for turn in work if self.gate.take(game.match_id, turn.seat)]
 
     def play_steps(self, game_id: int, seat: int, steps: list[str], seq: int) -> bool:
         game = self.lobby.get(game_id)
@@ -111,15 +184,12 @@ class BotRunner:
             while game_id in self._pending and failures < 5:
                 self._pending.discard(game_id)
                 work = await loop.run_in_executor(self._threads, self.work, game_id)
-                for seat, level, state, seq in work:
+                for turn in work:
                     if self.delay:
                         await asyncio.sleep(self.delay)
-                    game = await loop.run_in_executor(self._threads, self.lobby.get, game_id)
-                    if game is None or game.match_id is None:
-                        return
-                    steps = await self._think(state, seat, level, bot_seed(game.match_id, seat))
+                    steps = await self._think(turn)
                     moved = await loop.run_in_executor(
-                        self._threads, self.play_steps, game_id, seat, steps, seq)
+                        self._threads, self.play_steps, game_id, turn.seat, steps, turn.seq)
                     if not moved:
                         failures += 1
                         self._pending.add(game_id)  # the game moved on: look again
@@ -130,16 +200,33 @@ class BotRunner:
         finally:
             self._running.pop(game_id, None)
 
-    async def _think(self, state: dict[str, Any], seat: int, level: str, seed: int) -> list[str]:
+    async def _think(self, turn: BotTurn) -> list[str]:
+        """Waits for this user's fair share of the worker pool, then thinks there."""
+        started = time.perf_counter()
+        await self._share.acquire(turn.user_id)
+        self.metrics.bot_wait.observe(time.perf_counter() - started)
+        try:
+            return await self._think_now(turn.state, turn.seat, turn.level, turn.seed)
+        finally:
+            self._share.release(turn.user_id)
+
+    def queued(self) -> int:
+        """Bot moves waiting for a worker (event loop's view; read by the metrics)."""
+        return sum(len(waiting) for waiting in list(self._share.waiting.values()))
+
+    async def _think_now(self, state: dict[str, Any], seat: int, level: str, seed: int
+                         ) -> list[str]:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._processes, think, state, seat, level, seed)
+            return await loop.run_in_executor(self._processes, self._think_fn, state, seat,
+                                              level, seed)
         except (RuntimeError, BrokenProcessPool, OSError):
             # No worker process can be started here (e.g. a frozen or embedded main
             # module): think in a thread instead; slower for other games, still correct.
             log.warning("bot processes unavailable; bots think in threads", exc_info=True)
             self._processes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-think")
-            return await loop.run_in_executor(self._processes, think, state, seat, level, seed)
+            return await loop.run_in_executor(self._processes, self._think_fn, state, seat,
+                                              level, seed)
 
     async def close(self) -> None:
         for task in list(self._running.values()):

@@ -12,7 +12,7 @@ from datetime import timedelta
 from sqlalchemy import Engine, and_, exists, select
 
 from elgrande.matches.tables import MatchRow
-from elgrande.scale.leases import utcnow
+from elgrande.scale.leases import Outage, utcnow
 from elgrande.scale.tables import BotLease
 
 from .tables import Game, Seat
@@ -79,10 +79,11 @@ class BotSweeper:
             self._thread = None
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                kicked = self.sweep()
-                if kicked:
-                    log.warning("picking up bot moves of games %s (no live lease)", kicked)
-            except Exception:  # the database may be away for a moment; try next time
-                log.warning("bot sweep failed", exc_info=True)
+        outage = Outage("bot sweep", self.interval)
+        while not self._stop.wait(outage.pause):
+            outage.run(self._sweep_once)
+
+    def _sweep_once(self) -> None:
+        kicked = self.sweep()
+        if kicked:  # routine: mostly games waiting for a human who is thinking
+            log.debug("looking at games %s for bot moves (no live lease)", kicked)

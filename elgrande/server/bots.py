@@ -20,8 +20,12 @@ from elgrande.rules import State
 BOT_LEVELS = ("random", *LEVELS)
 
 
-def bot_seed(match_id: str, seat: int) -> int:
-    return int.from_bytes(hashlib.sha256(f"{match_id}:{seat}".encode()).digest()[:8], "big")
+def bot_seed(secret_seed: str, seat: int, seq: int) -> int:
+    """A bot's randomness for its turn at ``seq``: from the match's secret seed (revealed
+    only when the game is over), so a player who rebuilds the position from the public
+    log cannot run the bot and learn its secret choices; a replay gets the same again."""
+    digest = hashlib.sha256(f"{secret_seed}:bot:{seat}:{seq}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def think(state_dict: dict[str, Any], seat: int, level: str, seed: int) -> list[str]:

@@ -2,26 +2,40 @@
 a computer) through joining to the start, which creates the game's match in the turn
 framework; and which games a player has.
 
+Starting is recoverable: a game's match id is derived from the game, so a start cut short
+by a crash (game "starting", match maybe created) is finished by the next "Start", or at
+the app's start-up (``recover``), which also marks finished the running games whose
+match is over (a crash between the last commit and the game's update).
+
 All methods are synchronous; the web layer calls them from worker threads."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.cache import Lru
-from elgrande.matches import MatchStore
+from elgrande.matches import Match, MatchStore
+from elgrande.matches.tables import MatchRow
 from elgrande.rules import GameConfig
 
+from .accounts import user_named
 from .bots import BOT_LEVELS
 from .errors import LobbyError
+from .lobby_caps import CapGuard, LobbyCaps
 from .tables import Game, Seat, User, utcnow
 
 SEATS_CACHE_SIZE = 1024  # started games whose seat list is kept in memory
+OPEN_GAMES_PAGE = 30  # open games shown per lobby page
+OPEN_GAMES_PER_CREATOR = 3  # at most this many of one creator's open games are shown
+UNKNOWN_ADDRESS = "unknown"
 
 
 @dataclass
@@ -33,17 +47,28 @@ class SeatSpec:
 
 class Lobby:
     def __init__(self, sessions: sessionmaker[Session], reads: sessionmaker[Session],
-                 store: MatchStore) -> None:
+                 store: MatchStore, caps: LobbyCaps | None = None, secret: str = "") -> None:
         self._sessions = sessions  # for writes (BEGIN IMMEDIATE on SQLite)
         self._reads = reads  # for reads, which need not queue behind writers
         self.store = store
+        self.caps = CapGuard(caps or LobbyCaps())
+        self._match_key = hashlib.sha256(b"elgrande match ids:" + secret.encode()).digest()
         # Seat lists of started games: final once a game has its match (every seat
         # change happens in the lobby, committed before the match is created).
         self._started_seats: Lru[int, list[dict[str, Any]]] = Lru(SEATS_CACHE_SIZE)
         # match id -> (game id if it has bots, else None): final once known
         self._bot_games: Lru[str, tuple[int | None]] = Lru(SEATS_CACHE_SIZE)
 
-    def create(self, creator: User, players: int, rounds: int, seats: list[SeatSpec]) -> Game:
+    def match_id_for(self, game: Game) -> str:
+        """The id of the game's match, known before the match exists (so a start cut
+        short can be finished): keyed with the server's secret, so no client can work it
+        out (not even from the invitation link); unique as the invitation token is."""
+        return hmac.new(self._match_key, game.invite_token.encode(), "sha256").hexdigest()[:32]
+
+    def create(self, creator: User, players: int, rounds: int, seats: list[SeatSpec],
+               address: str = UNKNOWN_ADDRESS, start_now: bool = False) -> Game:
+        """A new game waiting for players; ``start_now`` ("Play now", no free seat):
+        started at once, under the caps of a start instead of those of a waiting game."""
         if not 2 <= players <= 5:
             raise LobbyError("A game has 2 to 5 players.")
         if rounds not in (6, 9):
@@ -52,14 +77,25 @@ class Lobby:
             raise LobbyError("Give one choice per seat.")
         if sum(1 for s in seats if s.kind == "me") != 1:
             raise LobbyError("You take exactly one seat.")
+        if start_now and any(s.kind in ("open", "invited") for s in seats):
+            raise LobbyError("A game started at once has no free seat.")
         with self._sessions.begin() as db:
+            if start_now:
+                bots = sum(1 for s in seats if s.kind == "bot")
+                self.caps.check_start(db, creator, address, bots)
+            else:
+                self.caps.check_create(db, creator, address)
             game = Game(invite_token=secrets.token_urlsafe(16), creator_id=creator.id,
-                        players=players, rounds=rounds, status="lobby")
+                        players=players, rounds=rounds, created_from=address[:64],
+                        status="starting" if start_now else "lobby")
             db.add(game)
             db.flush()
             for index, spec in enumerate(seats):
                 db.add(self._seat_row(db, game.id, index, spec, creator))
-            return game
+        if start_now:
+            self._finish_start(game.id)
+            game.status, game.match_id = "active", self.match_id_for(game)
+        return game
 
     def _seat_row(self, db: Session, game_id: int, index: int, spec: SeatSpec, creator: User) -> Seat:
         if spec.kind == "me":
@@ -73,7 +109,7 @@ class Lobby:
             return Seat(game_id=game_id, seat=index, kind="bot", bot_level=level)
         if spec.kind == "invited":
             name = (spec.invited_name or "").strip()
-            invited = db.scalar(select(User).where(User.name == name))
+            invited = user_named(db, name)  # as a login finds it: case-blind
             if invited is None:
                 raise LobbyError(f"There is no player called {name!r}.")
             if invited.id == creator.id:
@@ -82,8 +118,19 @@ class Lobby:
         raise LobbyError(f"Unknown seat kind {spec.kind!r}.")
 
     def get(self, game_id: int) -> Game | None:
+        """The game; a running one whose match is over is marked finished on the way
+        (a crash may have fallen between the match's last commit and the game's update)."""
         with self._reads() as db:
-            return db.get(Game, game_id)
+            row = db.execute(select(Game, MatchRow.over)
+                             .outerjoin(MatchRow, MatchRow.id == Game.match_id)
+                             .where(Game.id == game_id)).first()
+        if row is None:
+            return None
+        game, over = row
+        if game.status == "active" and over and game.match_id is not None:
+            self.mark_finished(game.match_id)
+            game.status = "finished"
+        return game
 
     def by_invite(self, token: str) -> Game | None:
         with self._reads() as db:
@@ -145,7 +192,8 @@ class Lobby:
 
     def join(self, game_id: int, user: User) -> int:
         with self._sessions.begin() as db:
-            game = db.get(Game, game_id)
+            # Locked (PostgreSQL): two joins cannot both take one seat.
+            game = db.get(Game, game_id, with_for_update=True)
             if game is None:
                 raise LobbyError("No such game.")
             if game.status != "lobby":
@@ -161,47 +209,95 @@ class Lobby:
             row.kind, row.user_id, row.invited_name = "human", user.id, None
             return row.seat
 
-    def start(self, game_id: int, user: User, fill_with_bots: bool = False) -> str:
+    def start(self, game_id: int, user: User, fill_with_bots: bool = False,
+              address: str = UNKNOWN_ADDRESS) -> str:
+        """Starts a waiting game, or finishes a start cut short (game "starting");
+        returns the match id."""
         with self._sessions.begin() as db:
-            game = db.get(Game, game_id)
+            # Locked (PostgreSQL): a second start waits, then finds the game "starting".
+            game = db.get(Game, game_id, with_for_update=True)
             if game is None:
                 raise LobbyError("No such game.")
             if game.creator_id != user.id:
                 raise LobbyError("Only the player who created the game can start it.")
+            if game.status == "lobby":
+                rows = db.scalars(select(Seat).where(Seat.game_id == game_id)).all()
+                waiting = [r for r in rows if r.kind in ("open", "invited")]
+                if waiting and not fill_with_bots:
+                    raise LobbyError("Some seats are still free: wait for players, or fill them with computer opponents.")
+                bots = sum(1 for r in rows if r.kind in ("bot", "open", "invited"))
+                self.caps.check_start(db, user, address, bots)
+                for r in waiting:
+                    r.kind, r.bot_level, r.invited_name = "bot", "random", None
+                game.status = "starting"  # nobody joins it meanwhile
+            elif game.status != "starting":
+                raise LobbyError("This game has already started.")
+        return self._finish_start(game_id)
+
+    def cancel(self, game_id: int, user: User) -> None:
+        """Its creator removes a game that is still waiting for players (its seats go
+        with it): what frees a place under the cap on waiting games."""
+        with self._sessions.begin() as db:
+            game = db.get(Game, game_id, with_for_update=True)
+            if game is None:
+                raise LobbyError("No such game.")
+            if game.creator_id != user.id:
+                raise LobbyError("Only the player who created the game can cancel it.")
             if game.status != "lobby":
                 raise LobbyError("This game has already started.")
-            rows = db.scalars(select(Seat).where(Seat.game_id == game_id)).all()
-            waiting = [r for r in rows if r.kind in ("open", "invited")]
-            if waiting and not fill_with_bots:
-                raise LobbyError("Some seats are still free: wait for players, or fill them with computer opponents.")
-            for r in waiting:
-                r.kind, r.bot_level, r.invited_name = "bot", "random", None
-            game.status = "starting"  # nobody joins or starts it twice meanwhile
-            config = GameConfig(players=game.players, rounds=game.rounds)
-        # The match is created in its own transaction (SQLite has one writer at a time).
-        try:
-            match_id = self.store.create(config)
-        except Exception:
-            with self._sessions.begin() as db:
-                game = db.get(Game, game_id)
-                if game is not None:
-                    game.status = "lobby"  # try again later; the seats stay as they were filled
-            raise
-        with self._sessions.begin() as db:
+            for seat in db.scalars(select(Seat).where(Seat.game_id == game_id)).all():
+                db.delete(seat)
+            db.flush()
+            db.delete(game)
+
+    def _finish_start(self, game_id: int) -> str:
+        """Creates the match of a "starting" game unless it exists, and points the game at
+        it. Safe to run twice, in two processes at once: the match id is the game's."""
+        with self._reads() as db:
             game = db.get(Game, game_id)
             assert game is not None
-            game.match_id, game.status, game.updated_at = match_id, "active", utcnow()
+            match_id = self.match_id_for(game)
+            exists = db.get(MatchRow, match_id) is not None
+            config = GameConfig(players=game.players, rounds=game.rounds)
+        # The match is created in its own transaction (SQLite has one writer at a time).
+        if not exists:
+            try:
+                self.store.add(Match.new(config, match_id=match_id))
+            except IntegrityError:
+                pass  # created meanwhile by another start of this game: the same match
+        with self._sessions.begin() as db:
+            game = db.get(Game, game_id, with_for_update=True)
+            assert game is not None
+            if game.status == "starting":
+                game.match_id, game.status, game.updated_at = match_id, "active", utcnow()
         return match_id
+
+    def recover(self) -> None:
+        """At start-up: finishes the starts a crash cut short, and marks finished the
+        running games whose match is over."""
+        with self._reads() as db:
+            starting = db.scalars(select(Game.id).where(Game.status == "starting")).all()
+            over = db.scalars(select(Game.match_id).join(MatchRow, MatchRow.id == Game.match_id)
+                              .where(Game.status == "active", MatchRow.over.is_(True))).all()
+        for game_id in starting:
+            self._finish_start(game_id)
+        for match_id in over:
+            if match_id is not None:
+                self.mark_finished(match_id)
 
     def my_games(self, user: User) -> list[dict[str, Any]]:
         """The user's games: those where it is their turn first, then running, then the rest."""
         with self._reads() as db:
             rows = db.execute(
-                select(Game, Seat.seat).join(Seat, Seat.game_id == Game.id)
+                select(Game, Seat.seat, MatchRow.over).join(Seat, Seat.game_id == Game.id)
+                .outerjoin(MatchRow, MatchRow.id == Game.match_id)
                 .where(Seat.user_id == user.id).order_by(Game.updated_at.desc())
             ).all()
         result: list[dict[str, Any]] = []
-        for game, seat in rows:
+        for game, seat, over in rows:
+            if game.status == "active" and over and game.match_id:
+                self.mark_finished(game.match_id)  # an ending a crash cut short
+                game.status = "finished"
             my_turn = False
             if game.status == "active" and game.match_id:
                 my_turn = seat in self.store.view(game.match_id, None).to_act
@@ -223,13 +319,24 @@ class Lobby:
         with self._reads() as db:
             return list(db.scalars(select(Game.id).where(Game.status == "active")).all())
 
-    def open_games(self) -> list[Game]:
+    def open_games(self, page: int = 1) -> tuple[list[Game], bool]:
+        """One page of the games waiting for players, newest first, with at most
+        OPEN_GAMES_PER_CREATOR of each creator's (so nobody's games push everyone else's
+        off the list); and whether there is a next page."""
+        newest = func.row_number().over(partition_by=Game.creator_id,
+                                        order_by=(Game.created_at.desc(), Game.id.desc()))
+        ranked = (select(Game.id, newest.label("place"))
+                  .where(Game.status == "lobby",
+                         Game.id.in_(select(Seat.game_id).where(Seat.kind == "open")))
+                  .subquery())
+        page = max(1, page)
         with self._reads() as db:
-            return list(db.scalars(
-                select(Game).where(Game.status == "lobby", Game.id.in_(
-                    select(Seat.game_id).where(Seat.kind == "open")))
-                .order_by(Game.created_at.desc()).limit(30)
-            ).all())
+            games = list(db.scalars(
+                select(Game).join(ranked, ranked.c.id == Game.id)
+                .where(ranked.c.place <= OPEN_GAMES_PER_CREATOR)
+                .order_by(Game.created_at.desc(), Game.id.desc())
+                .offset((page - 1) * OPEN_GAMES_PAGE).limit(OPEN_GAMES_PAGE + 1)).all())
+        return games[:OPEN_GAMES_PAGE], len(games) > OPEN_GAMES_PAGE
 
     def mark_finished(self, match_id: str) -> None:
         """The game playing ``match_id`` is over (its match ended)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
@@ -12,9 +12,14 @@ from .accounts import AccountError
 from .bots import BOT_LEVELS
 from .errors import LobbyError
 from .hardening import admit_new_account
+from .hardening.limits import client_address
 from .lobby import SeatSpec
+from .lobby_caps import CapReached
+from .passwords import WeakPassword, check_strength
 from .security import SESSION_COOKIE
+from .tables import User
 from .web import (
+    Fields,
     check_csrf,
     current_user,
     log_in,
@@ -41,16 +46,26 @@ def register_form(request: Request, next: str = "/lobby") -> Response:
     return render(request, "register.html", next=safe_next(next), error=None)
 
 
+def _field(fields: dict[str, str], name: str) -> str:
+    value = fields.get(name)
+    if value is None:
+        raise HTTPException(400, f"The field '{name}' is missing.")
+    return value
+
+
 @router.post("/register")
-def register(request: Request, name: Annotated[str, Form()], password: Annotated[str, Form()],
-             csrf_token: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/lobby") -> Response:
-    check_csrf(request, current_user(request), csrf_token)
+def register(request: Request, fields: Fields) -> Response:
+    name, password = _field(fields, "name"), _field(fields, "password")
+    next = safe_next(fields.get("next"))
+    check_csrf(request, current_user(request), fields.get("csrf_token"))
     admit_new_account(request, "registration")  # 429 when this address made too many
+    svc = services(request)
     try:
-        user = services(request).accounts.register(name, password)
-    except AccountError as exc:
-        return render(request, "register.html", status_code=400, next=safe_next(next), error=str(exc), name=name)
-    return log_in(redirect(safe_next(next)), request, user)
+        check_strength(password, name, svc.settings.min_password_score)
+        user = svc.accounts.register(name, password)
+    except (AccountError, WeakPassword) as exc:
+        return render(request, "register.html", status_code=400, next=next, error=str(exc), name=name)
+    return log_in(redirect(next), request, user)
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -59,22 +74,70 @@ def login_form(request: Request, next: str = "/lobby") -> Response:
 
 
 @router.post("/login")
-def login(request: Request, name: Annotated[str, Form()], password: Annotated[str, Form()],
-          csrf_token: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/lobby") -> Response:
-    check_csrf(request, current_user(request), csrf_token)
-    user = services(request).accounts.login(name, password)
+def login(request: Request, fields: Fields) -> Response:
+    """Each field once (400 otherwise): the name limited is the name looked up. Limits
+    and the hashing pool's queue answer 429 with Retry-After."""
+    name, password = _field(fields, "name"), _field(fields, "password")
+    next = safe_next(fields.get("next"))
+    check_csrf(request, current_user(request), fields.get("csrf_token"))
+    user = services(request).accounts.login(name, password, client_address(request.scope))
     if user is None:
-        return render(request, "login.html", status_code=400, next=safe_next(next),
+        return render(request, "login.html", status_code=400, next=next,
                       error="Wrong name or password.", name=name)
-    return log_in(redirect(safe_next(next)), request, user)
+    return log_in(redirect(next), request, user)
 
 
 @router.post("/logout")
-def logout(request: Request, csrf_token: Annotated[str, Form()] = "") -> Response:
-    check_csrf(request, current_user(request), csrf_token)
+def logout(request: Request, fields: Fields) -> Response:
+    """Ends the session for good (the generation advances, so a copy of the cookie is
+    worth nothing). A guest is asked first: the account and its games are lost."""
+    user = current_user(request)
+    check_csrf(request, user, fields.get("csrf_token"))
+    if user is not None and user.is_guest and fields.get("confirm") != "yes":
+        return render(request, "logout_guest.html", user=user)
+    if user is not None:
+        services(request).accounts.end_sessions(user.id)
     response = redirect("/")
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account(request: Request, done: str = "") -> Response:
+    user = current_user(request)
+    if user is None:
+        return redirect("/login?next=/account")
+    return render(request, "account.html", user=user, error=None, message=_DONE.get(done))
+
+
+_DONE = {"everywhere": "Every other session has ended; you are still logged in here.",
+         "password": "Password changed. Every other session has ended."}
+
+
+@router.post("/account/password")
+def change_password(request: Request, fields: Fields) -> Response:
+    user = require_user(request)
+    check_csrf(request, user, fields.get("csrf_token"))
+    current, new = _field(fields, "current_password"), _field(fields, "new_password")
+    svc = services(request)
+    try:
+        check_strength(new, user.name, svc.settings.min_password_score)
+        user = svc.accounts.change_password(user, current, new, client_address(request.scope))
+    except (AccountError, WeakPassword) as exc:
+        return render(request, "account.html", status_code=400, user=user, error=str(exc),
+                      message=None)
+    return log_in(redirect("/account?done=password"), request, user)  # a new cookie here
+
+
+@router.post("/account/logout-everywhere")
+def logout_everywhere(request: Request, fields: Fields) -> Response:
+    user = require_user(request)
+    check_csrf(request, user, fields.get("csrf_token"))
+    svc = services(request)
+    svc.accounts.end_sessions(user.id)
+    fresh = svc.accounts.get(user.id)
+    assert fresh is not None
+    return log_in(redirect("/account?done=everywhere"), request, fresh)  # this one stays
 
 
 @router.post("/guest")
@@ -99,22 +162,32 @@ def play_now(request: Request, csrf_token: Annotated[str, Form()] = "") -> Respo
     if user is None:
         admit_new_account(request, "guest")  # 429 when this address made too many
         user = svc.accounts.guest()
-    game = svc.lobby.create(user, 3, 9, [SeatSpec("me"), SeatSpec("bot", bot_level="easy"),
-                                         SeatSpec("bot", bot_level="easy")])
-    svc.lobby.start(game.id, user)
+    seats = [SeatSpec("me"), SeatSpec("bot", bot_level="easy"), SeatSpec("bot", bot_level="easy")]
+    try:  # created and started in one go: a refused start leaves no waiting game behind
+        game = svc.lobby.create(user, 3, 9, seats, client_address(request.scope), start_now=True)
+    except CapReached as exc:
+        return log_in(lobby_page(request, user, str(exc), 429), request, user)
     svc.bots.kick(game.id)
     return log_in(redirect(f"/games/{game.id}"), request, user)
 
 
 @router.get("/lobby", response_class=HTMLResponse)
-def lobby(request: Request) -> Response:
+def lobby(request: Request, page: Annotated[int, Query(ge=1, le=10_000)] = 1) -> Response:
     user = current_user(request)
     if user is None:
         return redirect("/login?next=/lobby")
+    return lobby_page(request, user, None, 200, page)
+
+
+def lobby_page(request: Request, user: User, error: str | None, status: int,
+               page: int = 1) -> Response:
+    """The lobby; ``error`` when a request was refused (``status`` says how)."""
     svc = services(request)
-    return render(request, "lobby.html", user=user, my_games=svc.lobby.my_games(user),
-                  invitations=svc.lobby.invitations(user), open_games=svc.lobby.open_games(),
-                  bot_levels=BOT_LEVELS, error=None)
+    open_games, more = svc.lobby.open_games(page)
+    return render(request, "lobby.html", status_code=status, user=user,
+                  my_games=svc.lobby.my_games(user), invitations=svc.lobby.invitations(user),
+                  open_games=open_games, page=page, more=more, bot_levels=BOT_LEVELS,
+                  error=error)
 
 
 @router.post("/games")
@@ -127,16 +200,21 @@ async def create_game(request: Request) -> Response:
         players = int(str(form.get("players", "3")))
         rounds = int(str(form.get("rounds", "9")))
         specs = []
-        for index in range(players):
+        for index in range(min(max(players, 0), 5)):  # a huge number must not loop
             kind = str(form.get(f"seat{index}", "open"))
             specs.append(SeatSpec(kind, invited_name=str(form.get(f"invite{index}", "")) or None,
                                   bot_level=str(form.get(f"level{index}", "random"))))
-        game = await run_in_threadpool(svc.lobby.create, user, players, rounds, specs)
+        # Each invitation by name tells whether the name exists: limited per user and
+        # address (429) before the lobby looks any up.
+        lookups = sum(1 for spec in specs if spec.kind == "invited" and spec.invited_name)
+        await run_in_threadpool(svc.accounts.lookups.admit, user.id,
+                                client_address(request.scope), lookups)
+        game = await run_in_threadpool(svc.lobby.create, user, players, rounds, specs,
+                                       client_address(request.scope))
     except ValueError as exc:
         message = str(exc) if isinstance(exc, LobbyError) else "Players and rounds must be numbers."
-        return render(request, "lobby.html", status_code=400, user=user, my_games=svc.lobby.my_games(user),
-                      invitations=svc.lobby.invitations(user), open_games=svc.lobby.open_games(),
-                      bot_levels=BOT_LEVELS, error=message)
+        status = 429 if isinstance(exc, CapReached) else 400
+        return await run_in_threadpool(lobby_page, request, user, message, status)
     return redirect(f"/games/{game.id}")
 
 
@@ -157,8 +235,8 @@ def game_page(request: Request, game_id: int) -> Response:
     return render(request, "game.html", user=user, game=game, seat=seat, commitment=commitment)
 
 
-def room_page(request: Request, game_id: int, error: str | None) -> Response:
-    """The waiting room; `error` (with status 409) when a join or start was refused."""
+def room_page(request: Request, game_id: int, error: str | None, status: int = 409) -> Response:
+    """The waiting room; `error` (with `status`) when a join or start was refused."""
     svc = services(request)
     game = svc.lobby.get(game_id)
     if game is None:
@@ -169,7 +247,7 @@ def room_page(request: Request, game_id: int, error: str | None) -> Response:
     can_join = user is not None and not mine and game.status == "lobby" and any(
         s["kind"] == "open" or (s["kind"] == "invited" and s["invited_name"] == user.name) for s in seats)
     invite_url = str(request.url_for("invite", token=game.invite_token))
-    return render(request, "room.html", status_code=409 if error else 200, user=user, game=game, seats=seats,
+    return render(request, "room.html", status_code=status if error else 200, user=user, game=game, seats=seats,
                   can_join=can_join, is_creator=user is not None and user.id == game.creator_id,
                   invite_url=invite_url, error=error)
 
@@ -197,6 +275,22 @@ def join(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = ""
     return redirect(f"/games/{game_id}")
 
 
+@router.post("/games/{game_id}/cancel")
+def cancel(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "") -> Response:
+    """The creator removes a game still waiting for players (frees a place under the cap)."""
+    user = require_user(request)
+    check_csrf(request, user, csrf_token)
+    svc = services(request)
+    try:
+        svc.lobby.cancel(game_id, user)
+    except LobbyError as exc:
+        if svc.lobby.get(game_id) is None:
+            raise HTTPException(404, "No such game.") from None
+        return room_page(request, game_id, str(exc))
+    svc.hub.publish(f"room:{game_id}")  # the others' rooms reload (and find it gone)
+    return redirect("/lobby")
+
+
 @router.post("/games/{game_id}/start")
 def start(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "",
           fill_with_bots: Annotated[str, Form()] = "") -> Response:
@@ -204,9 +298,10 @@ def start(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "
     check_csrf(request, user, csrf_token)
     svc = services(request)
     try:
-        svc.lobby.start(game_id, user, fill_with_bots=bool(fill_with_bots))
+        svc.lobby.start(game_id, user, fill_with_bots=bool(fill_with_bots),
+                        address=client_address(request.scope))
     except LobbyError as exc:
-        return room_page(request, game_id, str(exc))
+        return room_page(request, game_id, str(exc), 429 if isinstance(exc, CapReached) else 409)
     svc.hub.publish(f"room:{game_id}")
     svc.bots.kick(game_id)
     return redirect(f"/games/{game_id}")

@@ -5,34 +5,59 @@ All methods are synchronous; the web layer calls them from worker threads."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from elgrande.matches import GameMovedOn, MatchError, MatchStore
 
+from .bots import bot_seed
 from .commands import Command
 from .errors import PlayError, from_match_error
 from .lobby import Lobby
+from .metrics import Metrics
 from .seat_views import SeatState, SeatViews
 from .tables import Game
 
 
+@dataclass(frozen=True)
+class BotTurn:
+    """A bot seat to move: what it may see, and its seed (from the match's SECRET seed,
+    so nobody can rerun the bot before the reveal; the same again on a replay)."""
+
+    seat: int
+    level: str
+    state: dict[str, Any]
+    seq: int
+    seed: int
+    user_id: int  # whose game it is: thinking is shared fairly between users
+
+
 class Play:
-    def __init__(self, store: MatchStore, lobby: Lobby, views: SeatViews) -> None:
+    def __init__(self, store: MatchStore, lobby: Lobby, views: SeatViews,
+                 metrics: Metrics | None = None) -> None:
         self.store = store
         self.lobby = lobby
         self.views = views
+        self.metrics = metrics or Metrics()
 
     def act(self, game: Game, seat: int, command: Command) -> SeatState:
         """One command of a seat; returns the seat's view after it. A refused one raises
         PlayError (carrying the fresh view when the game moved on) and changes nothing."""
+        with self.metrics.command(command.kind):
+            return self._act(game, seat, command)
+
+    def _act(self, game: Game, seat: int, command: Command) -> SeatState:
         if game.match_id is None:
             raise PlayError("not_started", "this game has not started")
         mid = game.match_id
         try:
-            match = self.store.play(mid, seat, command.kind, command.action,
-                                    base_seq=command.seq)
-            if command.commits_at_once:
-                match = self.store.play(mid, seat, "finish", base_seq=match.seq)
+            if command.commits_at_once and command.action is not None:
+                # Step and finish in one transaction: a refusal then means nothing changed
+                # (two separate ones could store the choice and still answer moved_on).
+                match = self.store.play_turn(mid, seat, [command.action], base_seq=command.seq)
+            else:
+                match = self.store.play(mid, seat, command.kind, command.action,
+                                        base_seq=command.seq)
         except GameMovedOn as exc:
             raise from_match_error(exc, self.views.view_of(game, exc.match, seat)) from None
         except MatchError as exc:
@@ -48,8 +73,8 @@ class Play:
 
     # ------------------------------------------------------------------ bots
 
-    def bot_work(self, game_id: int) -> list[tuple[int, str, dict[str, Any], int]]:
-        """(seat, level, committed state, seq) for each bot seat that is to act now."""
+    def bot_work(self, game_id: int) -> list[BotTurn]:
+        """The turns of the bot seats that are to act now."""
         game = self.lobby.get(game_id)
         if game is None or game.status != "active" or game.match_id is None:
             return []
@@ -58,31 +83,30 @@ class Play:
         match = self.store.load(game.match_id)
         if match.over:
             return []
-        # A bot gets only what its seat may see: never another seat's unrevealed secret choice.
-        return [(s, levels[s], match.redacted_state(s).to_dict(), match.seq)
-                for s in match.seat_view(None).to_act if s in levels]
+        turns = []
+        for seat in match.seat_view(None).to_act:
+            if seat in levels:
+                # A bot thinks from the committed state: a draft left by a crash is dropped
+                # when its turn is played (play_bot_steps).
+                match.drafts.pop(seat, None)
+                # Only what its seat may see: never another seat's unrevealed secret choice.
+                turns.append(BotTurn(seat, levels[seat], match.redacted_state(seat).to_dict(),
+                                     match.seq, bot_seed(match.seed, seat, match.seq),
+                                     game.creator_id))
+        return turns
 
     def play_bot_steps(self, game_id: int, seat: int, steps: list[str], seq: int) -> bool:
-        """Enters a bot's thought-out turn and finishes it; False if the game moved on
-        meanwhile (the bot will think again on the new state)."""
+        """Enters a bot's thought-out turn and finishes it, in one transaction (a crash
+        cannot leave half a turn); False if the game moved on meanwhile (the bot will
+        think again on the new state)."""
         game = self.lobby.get(game_id)
         if game is None or game.match_id is None or not steps:
             return False
-        mid = game.match_id
         try:
-            view = self.store.view(mid, seat)
-            if view.draft and view.draft["steps"]:
-                return False  # never happens for a bot seat; never clobber a draft
-            for text in steps:
-                self.store.play(mid, seat, "step", text, base_seq=seq)
-            over = self.store.play(mid, seat, "finish", base_seq=seq).over
+            # fresh: whatever an older server left in the bot's draft is dropped.
+            over = self.store.play_turn(game.match_id, seat, steps, base_seq=seq, fresh=True).over
         except MatchError:
-            for _ in range(len(steps)):  # drop whatever part of the turn got in
-                try:
-                    self.store.play(mid, seat, "undo")
-                except MatchError:
-                    break
             return False
         if over:
-            self.lobby.mark_finished(mid)
+            self.lobby.mark_finished(game.match_id)
         return True

@@ -80,7 +80,8 @@ class Settings(BaseSettings):
     max_ws_message: int = setting(4096, "Largest WebSocket message, in bytes.",
                                   "a whole number of at least 1", ge=1)
     login_failures_per_name: int = setting(
-        10, "Failed logins allowed per account name within the login window.",
+        10, "Failed logins allowed per account name and client address within the login "
+        "window (the owner, from another address, can still log in).",
         "a whole number of at least 1", ge=1)
     login_failures_per_client: int = setting(
         50, "Failed logins allowed per client address within the login window.",
@@ -95,6 +96,81 @@ class Settings(BaseSettings):
         60, "Guest accounts allowed per client address within the account window (0: no "
         "limit).", "a whole number, 0 or more", ge=0)
     account_window: float = _seconds("The account window, in seconds.", 60 * 60.0)
+    # -- computer opponents
+    bot_thinks_per_user: int = setting(
+        2, "How many of one user's computer opponents may think at once (the worker "
+        "processes are shared round-robin between users).", "a whole number of at least 1",
+        ge=1)
+    instance_name: str = setting(
+        "", "With several processes: this process's lasting name for its claims on "
+        "computer opponents' moves, so a restarted process takes its predecessor's over at "
+        "once. Empty: the host name and a slot held by a lock file next to the secret file.",
+        "letters, digits, '.', '_', '-' (at most 40), or empty", max_length=40,
+        pattern=r"^[A-Za-z0-9._-]*$")
+
+    # -- operations
+    ws_per_client: int = setting(
+        50, "Open game WebSockets allowed per client address in one process (0: no limit); "
+        "more are closed with code 4429.", "a whole number, 0 or more", ge=0)
+    log_format: str = setting("text", "Log lines as plain text, or one JSON object per line "
+                              "for log collectors.", "text or json", pattern="^(text|json)$")
+    log_level: str = setting("warning", "The least severe log level written.",
+                             "debug, info, warning or error",
+                             pattern="^(debug|info|warning|error)$")
+    metrics_host: str = setting("127.0.0.1", "The address the Prometheus metrics endpoint "
+                                "listens on.", "an IP address or host name", min_length=1)
+    metrics_port: int = setting(0, "The port of the Prometheus metrics endpoint (0: no "
+                                "metrics).", "a whole number from 0 to 65535", ge=0, le=65535)
+
+    # -- lobby caps
+    # Games count for the player who created them; an address's are those of the players
+    # who create or start games from it. Generous per address: a class or an office
+    # shares one. 0: no limit (the load benchmark plays hundreds of games from 127.0.0.1).
+    waiting_games_per_user: int = setting(
+        5, "Games waiting for players one player may have created (0: no limit).",
+        "a whole number, 0 or more", ge=0)
+    active_games_per_user: int = setting(
+        20, "Running games one player may have started (0: no limit).",
+        "a whole number, 0 or more", ge=0)
+    bot_seats_per_user: int = setting(
+        40, "Computer opponents one player may have in running games (0: no limit).",
+        "a whole number, 0 or more", ge=0)
+    waiting_games_per_client: int = setting(
+        15, "Games waiting for players created from one client address (0: no limit).",
+        "a whole number, 0 or more", ge=0)
+    active_games_per_client: int = setting(
+        60, "Running games started from one client address (0: no limit).",
+        "a whole number, 0 or more", ge=0)
+    bot_seats_per_client: int = setting(
+        120, "Computer opponents in running games started from one client address (0: no "
+        "limit).", "a whole number, 0 or more", ge=0)
+
+    # -- accounts and logins
+    # Every login attempt counts per address, successful ones per account (LoginLimits),
+    # besides the failures above (now per name and address, so nobody can lock an
+    # account out by failing on purpose).
+    logins_per_client: int = setting(
+        100, "Login attempts (right or wrong) allowed per client address within the login "
+        "window.", "a whole number of at least 1", ge=1)
+    logins_per_account: int = setting(
+        30, "Successful logins allowed per account within the login window.",
+        "a whole number of at least 1", ge=1)
+    password_hash_workers: int = setting(
+        2, "Password hashes (argon2id, 64 MiB each) computed at once, in a pool of their "
+        "own apart from the one serving pages and games.", "a whole number from 1 to 64",
+        ge=1, le=64)
+    password_hash_queue: int = setting(
+        8, "Logins and sign-ups allowed to wait for a hash; more are answered 429 with "
+        "Retry-After at once.", "a whole number, 0 or more", ge=0)
+    min_password_score: int = setting(
+        3, "The least zxcvbn strength estimate (0 to 4) a new password must reach.",
+        "a whole number from 0 to 4", ge=0, le=4)
+    name_lookups_per_user: int = setting(
+        60, "Invitations by name one player may send within the account window (each "
+        "tells whether a name exists).", "a whole number of at least 1", ge=1)
+    name_lookups_per_client: int = setting(
+        120, "Invitations by name allowed per client address within the account window.",
+        "a whole number of at least 1", ge=1)
 
     @field_validator("database_url")
     @classmethod

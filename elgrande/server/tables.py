@@ -20,9 +20,16 @@ class User(Base):
     __tablename__ = "web_users"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(40), unique=True)
+    # NFKC + case fold (server/names.py): one account per key. Migration 0004 suffixed
+    # the keys of older duplicates ("~" and the id), so they still log in by exact name.
+    name_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    name_skeleton: Mapped[str] = mapped_column(String(96), index=True)  # look-alikes
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)  # None: guest
     is_guest: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # In every session cookie and CSRF token; logout, a password change and "log out
+    # everywhere" advance it, which ends the sessions that carry the old value.
+    session_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Game(Base):
@@ -34,6 +41,8 @@ class Game(Base):
     rounds: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="lobby")  # lobby, active, finished
     match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"), nullable=True, unique=True)
+    # The creator's client address, for the lobby caps per address (None: unknown).
+    created_from: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
-from .security import SESSION_COOKIE, SESSION_MAX_AGE
+from .security import (
+    BROWSER_COOKIE,
+    BROWSER_MAX_AGE,
+    SESSION_COOKIE,
+    SESSION_MAX_AGE,
+    new_browser_id,
+)
 from .tables import User
 
 if TYPE_CHECKING:
@@ -22,8 +28,15 @@ def services(conn: HTTPConnection) -> Services:
 
 
 def current_user(conn: HTTPConnection) -> User | None:
+    """The user of a valid session cookie of the user's current generation (logout, a
+    password change or "log out everywhere" advanced it: older cookies are worth
+    nothing)."""
     svc = services(conn)
-    return svc.accounts.get(svc.signer.user_id(conn.cookies.get(SESSION_COOKIE)))
+    session = svc.signer.session(conn.cookies.get(SESSION_COOKIE))
+    if session is None:
+        return None
+    user = svc.accounts.get(session[0])
+    return user if user is not None and user.session_generation == session[1] else None
 
 
 def require_user(request: Request) -> User:
@@ -33,24 +46,40 @@ def require_user(request: Request) -> User:
     return user
 
 
+def _session_of(user: User | None) -> tuple[int, int] | None:
+    return (user.id, user.session_generation) if user is not None else None
+
+
+def browser_id(request: Request) -> str:
+    """This browser's random id (its cookie), or a new one that ``render`` sets."""
+    found = request.cookies.get(BROWSER_COOKIE) or getattr(request.state, "new_browser", None)
+    if not found:
+        found = request.state.new_browser = new_browser_id()
+    return str(found)
+
+
 def csrf_token(request: Request, user: User | None) -> str:
-    token: str = services(request).signer.csrf_token(user.id if user else None)
+    browser = None if user is not None else browser_id(request)
+    token: str = services(request).signer.csrf_token(_session_of(user), browser)
     return token
 
 
 def check_csrf(request: Request, user: User | None, token: str | None) -> None:
     """Forms send the token as a field, scripts in the X-CSRF-Token header. A forged
-    cross-site request has neither (it cannot read our pages)."""
+    cross-site request has neither (it cannot read our pages); a logged-out visitor's
+    token is good only with the browser cookie it was made for."""
     token = token or request.headers.get(CSRF_HEADER)
-    if not services(request).signer.check_csrf(token, user.id if user else None):
+    if not services(request).signer.check_csrf(token, _session_of(user),
+                                               request.cookies.get(BROWSER_COOKIE)):
         raise HTTPException(status_code=403, detail="Invalid or missing CSRF token; reload the page and try again.")
 
 
 def log_in(response: Response, request: Request, user: User) -> Response:
     svc = services(request)
     response.set_cookie(
-        SESSION_COOKIE, svc.signer.session_cookie(user.id), max_age=SESSION_MAX_AGE,
-        httponly=True, samesite="lax", secure=svc.settings.secure_cookies, path="/",
+        SESSION_COOKIE, svc.signer.session_cookie(user.id, user.session_generation),
+        max_age=SESSION_MAX_AGE, httponly=True, samesite="lax",
+        secure=svc.settings.secure_cookies, path="/",
     )
     return response
 
@@ -61,7 +90,31 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
     response: HTMLResponse = services(request).templates.TemplateResponse(
         request, template, context, status_code=status_code
     )
+    new = getattr(request.state, "new_browser", None)
+    if new:  # the first page this browser sees: its id for logged-out CSRF tokens
+        response.set_cookie(BROWSER_COOKIE, new, max_age=BROWSER_MAX_AGE, httponly=True,
+                            samesite="lax", secure=services(request).settings.secure_cookies,
+                            path="/")
     return response
+
+
+async def single_fields(request: Request) -> dict[str, str]:
+    """The form's fields, each sent once and as text; a repeated field is refused (400):
+    what is checked (the limits, the CSRF token) must be what is used."""
+    form = await request.form()
+    repeated = sorted(key for key in form.keys() if len(form.getlist(key)) > 1)
+    if repeated:
+        raise HTTPException(400, f"The field '{repeated[0]}' is sent more than once; send "
+                                 "each field once.")
+    fields: dict[str, str] = {}
+    for key, value in form.items():
+        if not isinstance(value, str):
+            raise HTTPException(400, f"The field '{key}' must be text, not a file.")
+        fields[key] = value
+    return fields
+
+
+Fields = Annotated[dict[str, str], Depends(single_fields)]
 
 
 def redirect(url: str) -> RedirectResponse:

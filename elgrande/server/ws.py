@@ -16,21 +16,53 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
+import logging
+from collections import Counter
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
+from starlette.websockets import WebSocketState
 
 from .commands import Command, parse_command
 from .errors import PlayError
+from .hardening.errors import DATABASE_UNAVAILABLE, UNAVAILABLE_MESSAGE, database_problem
+from .hardening.limits import client_address
 from .live import Change
+from .logs import request_id
 from .seat_views import view_key
 from .web import current_user, services
 
 router = APIRouter()
+log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 2000
+# Close codes: too many sockets from one address; the database is away (try again later).
+TOO_MANY_SOCKETS = 4429
+TRY_AGAIN_LATER = 1013
+LOGGED_OUT = 4401
+
+
+class SocketsPerClient:
+    """Open game sockets per client address in this process, at most ``limit`` each
+    (0: no limit), so one address cannot hold the server's memory with idle sockets."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open: Counter[str] = Counter()
+
+    def admit(self, address: str) -> bool:
+        if self.limit and self.open[address] >= self.limit:
+            return False
+        self.open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
 
 
 def _same_origin(websocket: WebSocket) -> bool:
@@ -43,10 +75,33 @@ def _same_origin(websocket: WebSocket) -> bool:
 
 @router.websocket("/ws/games/{game_id}")
 async def game_socket(websocket: WebSocket, game_id: int) -> None:
-    svc = services(websocket)
     if not _same_origin(websocket):
         await websocket.close(code=4403, reason="cross-origin connection refused")
         return
+    sockets: SocketsPerClient | None = getattr(websocket.app.state, "ws_clients", None)
+    address = client_address(websocket.scope)
+    if sockets is not None and not sockets.admit(address):
+        # Accepted only to be closed: a close code and reason reach the client.
+        await websocket.accept()
+        await websocket.close(code=TOO_MANY_SOCKETS,
+                              reason=f"too many connections from your address "
+                              f"(at most {sockets.limit})")
+        return
+    try:
+        await _game_socket(websocket, game_id)
+    except DATABASE_UNAVAILABLE as exc:  # before the page was served: it retries later
+        log.warning("database unavailable for a game socket: %s", database_problem(exc))
+        with contextlib.suppress(Exception):  # the socket may be gone already
+            if websocket.application_state == WebSocketState.CONNECTING:
+                await websocket.accept()  # so that the close code reaches the page
+            await websocket.close(code=TRY_AGAIN_LATER, reason="database unavailable")
+    finally:
+        if sockets is not None:
+            sockets.release(address)
+
+
+async def _game_socket(websocket: WebSocket, game_id: int) -> None:
+    svc = services(websocket)
     game = await run_in_threadpool(svc.lobby.get, game_id)
     if game is None:
         await websocket.close(code=4404, reason="no such game")
@@ -99,26 +154,45 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
             change = await sub.queue.get()
             while not sub.queue.empty():  # several changes at once: one refresh
                 change = sub.queue.get_nowait()
-            await send_state(answer=False, change=change)
+            try:
+                await send_state(answer=False, change=change)
+            except DATABASE_UNAVAILABLE as exc:  # the next change or sync catches up
+                log.warning("database unavailable for a page update: %s", database_problem(exc))
 
     pusher = asyncio.create_task(pump())
     try:
         await send_state()
-        while True:
+        connection_id = request_id.get()
+        for number in itertools.count(1):
             text = await websocket.receive_text()
+            # Each message's log lines carry the connection's request id and its number.
+            request_id.set(f"{connection_id}.{number}")
             ack, command, error = _parse(text)
-            if command == "sync":
-                await send_state(ack)
-                continue
-            shown = None
-            if error is None and isinstance(command, Command):
-                shown, error = await _command(svc, game, seat, command)
-            if error is not None:
-                await websocket.send_json({"type": "error", **error.to_dict()})
-                shown = error.shown
-            # The answer to a command: the state after it (or unchanged, after an error),
-            # tagged with the command's id so the page knows its click has been handled.
-            await send_state(ack, shown)
+            try:
+                if command == "sync":
+                    await send_state(ack)
+                    continue
+                shown = None
+                if error is None and isinstance(command, Command):
+                    if seat is not None and not await _still_logged_in(websocket, user):
+                        # Logged out (or out everywhere) since the page opened: this
+                        # socket's session is over too.
+                        await websocket.close(code=LOGGED_OUT, reason="logged out")
+                        return
+                    shown, error = await _command(svc, game, seat, command)
+                if error is not None:
+                    await websocket.send_json({"type": "error", **error.to_dict()})
+                    shown = error.shown
+                # The answer to a command: the state after it (or unchanged, after an
+                # error), tagged with the command's id so the page knows its click has
+                # been handled.
+                await send_state(ack, shown)
+            except DATABASE_UNAVAILABLE as exc:
+                # The socket stays: the page shows why its move did not take and may
+                # send it again (a lost socket would reconnect and drop the move silently).
+                log.warning("database unavailable for a game command: %s", database_problem(exc))
+                await websocket.send_json({"type": "error", "code": "unavailable",
+                                           "message": UNAVAILABLE_MESSAGE, "ack": ack})
     except WebSocketDisconnect:
         pass
     finally:
@@ -145,6 +219,13 @@ def _parse(text: str) -> tuple[Any, Command | str | None, PlayError | None]:
         return ack, parse_command(message["type"], message.get("seq"), message.get("action")), None
     except PlayError as exc:
         return ack, None, exc
+
+
+async def _still_logged_in(websocket: WebSocket, user: Any) -> bool:
+    """The session the socket was opened with is still valid (checked at each command,
+    as an HTTP command is)."""
+    now = await run_in_threadpool(current_user, websocket)
+    return now is not None and user is not None and now.id == user.id
 
 
 async def _command(svc: Any, game: Any, seat: int | None, command: Command

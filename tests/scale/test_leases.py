@@ -90,7 +90,7 @@ def test_sweeper_hands_over_abandoned_bot_games(store: MatchStore) -> None:
     match_id = store.create(GameConfig(players=2))
     human_id = store.create(GameConfig(players=2))
     with Session(writer(engine)) as db, db.begin():
-        user = User(name="sweeper", is_guest=True)
+        user = User(name="sweeper", name_key="sweeper", name_skeleton="sweeper", is_guest=True)
         db.add(user)
         db.flush()
         ids = []

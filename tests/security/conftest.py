@@ -29,7 +29,8 @@ class Player(As):
     user_id: int | None = None
 
     def csrf(self) -> str:
-        found = CSRF_FIELD.search(self.get("/login" if self.cookie is None else "/lobby").text)
+        page = self.remember_browser(self.get("/login" if self.cookie is None else "/lobby"))
+        found = CSRF_FIELD.search(page.text)
         assert found
         return found.group(1)
 

@@ -50,7 +50,7 @@ def user_count(client: TestClient) -> int:
 
 
 def register(who: Player, name: str) -> Any:
-    return who.post("/register", data={"name": name, "password": "long enough",
+    return who.post("/register", data={"name": name, "password": "amber tractor ninety",
                                        "csrf_token": who.csrf()})
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from elgrande.server.security import SESSION_COOKIE
+from elgrande.server.security import BROWSER_COOKIE, SESSION_COOKIE
 from elgrande.server.settings import Settings
 from tests.apps import app_for
 
@@ -28,12 +28,21 @@ class As:
     client: TestClient
     cookie: str | None
     name: str = ""
+    browser: str | None = None  # the browser-id cookie logged-out CSRF tokens are tied to
 
     def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         headers = dict(extra or {})
-        if self.cookie:
-            headers["cookie"] = f"{SESSION_COOKIE}={self.cookie}"
+        cookies = [f"{SESSION_COOKIE}={self.cookie}"] if self.cookie else []
+        if self.browser:
+            cookies.append(f"{BROWSER_COOKIE}={self.browser}")
+        if cookies:
+            headers["cookie"] = "; ".join(cookies)
         return headers
+
+    def remember_browser(self, response: Any) -> Any:
+        """Keeps the browser id a page set (as a browser would)."""
+        self.browser = response.cookies.get(BROWSER_COOKIE) or self.browser
+        return response
 
     def get(self, url: str, **kw: Any) -> Any:
         self.client.cookies.clear()
@@ -44,7 +53,7 @@ class As:
         return self.client.post(url, headers=self.headers(kw.pop("headers", None)), **kw)
 
     def csrf(self) -> str:
-        page = self.get("/register" if self.cookie is None else "/lobby")
+        page = self.remember_browser(self.get("/register" if self.cookie is None else "/lobby"))
         match = CSRF_FIELD.search(page.text)
         assert match, page.text[:500]
         return match.group(1)

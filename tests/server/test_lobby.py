@@ -57,6 +57,13 @@ def test_invited_seat_is_kept_for_the_invited_player(client: TestClient, anna: A
     assert "you are invited" not in bert.get("/lobby").text
 
 
+def test_an_invitation_finds_the_player_whatever_the_case(client: TestClient, anna: As,
+                                                          bert: As) -> None:
+    game_id = create_game(anna, ["me", "invited"], invite1="BERT")
+    assert "you are invited" in bert.get("/lobby").text
+    join_game(bert, game_id)
+
+
 def test_invitation_link_leads_a_stranger_to_log_in_or_play_as_guest(client: TestClient, anna: As) -> None:
     game_id = create_game(anna, ["me", "open"])
     room = anna.get(f"/games/{game_id}").text

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from .conftest import As, create_game, start_game
+from .conftest import As, create_game, services, start_game
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -164,3 +164,24 @@ def test_a_page_gets_only_the_new_lines_of_the_move_log_and_keeps_the_whole_log(
     finally:
         for page in pages:
             page.__exit__(None, None, None)
+
+
+def test_a_page_open_before_logout_cannot_act_after_it(
+        client: TestClient, three_humans: tuple[int, As, As, As]) -> None:
+    """Logging out ends the session in every open page too: the socket's next command
+    is refused and the socket closed, nothing played."""
+    game_id, *players = three_humans
+    player, seat, _, _ = roles(game_id, tuple(players))
+    with player.ws(game_id) as ws:
+        state = ws.receive_json()["state"]
+        out = player.post("/logout", data={"csrf_token": player.csrf()})
+        assert out.status_code == 303
+        ws.send_json({"type": "step", "action": state["legal"][0]["text"], "seq": state["seq"],
+                      "id": 1})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4401
+    spectator = As(client, None)
+    assert spectator.get(f"/api/games/{game_id}").json()["seq"] == state["seq"]
+    svc = services(client)
+    assert svc.store.view(svc.lobby.get(game_id).match_id, seat).draft["steps"] == []

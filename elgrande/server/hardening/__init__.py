@@ -4,10 +4,11 @@ builds (``Limits.from_settings``, ``make_limiters``):
 - a strict Content-Security-Policy and the usual security headers on every response
   (and ``Cache-Control: no-store`` on pages and API answers: they carry a seat's view)
   (headers.py);
-- request bodies bounded (413), WebSocket messages bounded, failed logins rate-limited
-  per account name and per client address (429 with Retry-After) (middleware.py);
-- the limiters, in memory or, with a ``redis://`` pub/sub URL, shared by all processes,
-  and account creation (registrations, guests) limited per client address (limits.py);
+- request bodies bounded (413), WebSocket messages bounded, cross-site requests refused
+  (middleware.py);
+- the limiters, in memory or, with a ``redis://`` pub/sub URL, shared by all processes:
+  logins (used by ``Accounts.login``, which alone knows the name it looks up) and
+  account creation (registrations, guests) per client address (limits.py);
 - a database that is away answers 503 with a clear message instead of a server error,
   and the error answers are documented in the OpenAPI schema (errors.py);
 - log records redacted, so passwords, session cookies, tokens and the secret key never
@@ -61,7 +62,6 @@ def harden(app: FastAPI, *, limits: Limits, limiters: Limiters, hsts: bool,
     app.state.account_limits = AccountLimits(limiters.accounts, limits.registrations_per_client,
                                              limits.guests_per_client)
     add_error_handlers(app)
-    app.add_middleware(HardeningMiddleware, limits=limits, login_limiter=limiters.login,
-                       hsts=hsts)
+    app.add_middleware(HardeningMiddleware, limits=limits, hsts=hsts)
     document_error_responses(app)
     install_log_redaction(*secrets)

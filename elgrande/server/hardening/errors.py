@@ -5,24 +5,43 @@ added to the OpenAPI schema."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from .limits import AccountLimitReached
 
 log = logging.getLogger(__name__)
 
+# Connection refused or lost, server shutting down, SQLite busy or read-only, a file that
+# cannot be opened: not our bug, the database is away. SQLAlchemy wraps the driver's
+# errors, but plain-SQL fast paths (the store's) raise the driver's own (sqlite3, psycopg).
+DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (
+    OperationalError, InterfaceError, PoolTimeout, DisconnectionError,
+    sqlite3.OperationalError, sqlite3.InterfaceError)
+try:  # psycopg is the optional "postgres" extra
+    import psycopg
+
+    DATABASE_UNAVAILABLE += (psycopg.OperationalError, psycopg.InterfaceError)
+except ImportError:  # pragma: no cover
+    pass
+UNAVAILABLE_MESSAGE = "The database is unavailable at the moment; please try again shortly."
+
+
+def database_problem(exc: BaseException) -> str:
+    """One line for an operator about a database error (no traceback, no URL)."""
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else 'no details'}"
+
 
 def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AccountLimitReached, _account_limit_reached)
-    # Connection refused or lost, server shutting down, SQLite busy: not our bug, a 503.
-    app.add_exception_handler(OperationalError, _database_unavailable)
-    app.add_exception_handler(InterfaceError, _database_unavailable)
-    app.add_exception_handler(PoolTimeout, _database_unavailable)
+    for error in DATABASE_UNAVAILABLE:
+        app.add_exception_handler(error, _database_unavailable)
 
 
 def _account_limit_reached(request: Request, exc: Exception) -> Response:
@@ -36,8 +55,8 @@ def _account_limit_reached(request: Request, exc: Exception) -> Response:
 
 def _database_unavailable(request: Request, exc: Exception) -> Response:
     log.warning("database unavailable for %s %s: %s", request.method, request.url.path,
-                type(exc).__name__)
-    message = "The database is unavailable at the moment; please try again shortly."
+                database_problem(exc))
+    message = UNAVAILABLE_MESSAGE
     headers = {"retry-after": "5"}
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": {"code": "unavailable", "message": message}},

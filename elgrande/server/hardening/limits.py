@@ -22,9 +22,13 @@ log = logging.getLogger(__name__)
 class Limits:
     max_body: int = 64 * 1024  # bytes of one HTTP request body
     max_ws_message: int = 4096  # bytes (or characters) of one WebSocket message
-    login_failures_per_name: int = 10  # failed logins per account name ...
-    login_failures_per_client: int = 50  # ... and per client address ...
-    login_window: float = 15 * 60  # ... within this many seconds
+    # Logins, within login_window seconds (LoginLimits): failures per (name, address) and
+    # per address; every attempt per address; successful logins per account.
+    login_failures_per_name: int = 10
+    login_failures_per_client: int = 50
+    logins_per_client: int = 100
+    logins_per_account: int = 30
+    login_window: float = 15 * 60
     # Accounts created per client address within account_window (0: no limit). Every
     # attempt counts, successful ones too: spam succeeds. Generous on purpose: a school
     # class, an office or a mobile carrier's NAT shares one address, and a group signing up
@@ -129,14 +133,12 @@ def make_limiter(window: float, redis_url: str | None) -> Limiter:
 
 @dataclass(frozen=True)
 class Limiters:
-    login: Limiter  # failed logins; its window is Limits.login_window
     accounts: Limiter  # accounts created; its window is Limits.account_window
 
 
 def make_limiters(limits: Limits, redis_url: str | None) -> Limiters:
     """In memory, or with a Redis URL shared by every process that uses it."""
-    return Limiters(login=make_limiter(limits.login_window, redis_url),
-                    accounts=make_limiter(limits.account_window, redis_url))
+    return Limiters(accounts=make_limiter(limits.account_window, redis_url))
 
 
 # ---------------------------------------------------------------- account creation
@@ -181,6 +183,87 @@ def _duration(seconds: int) -> str:
     if seconds < 120:
         return f"{seconds} seconds"
     return f"{math.ceil(seconds / 60)} minutes"
+
+
+# ------------------------------------------------------------------------ logins
+
+
+class LoginLimitReached(AccountLimitReached):
+    """Too many logins: answered 429 with Retry-After like the account-creation limit."""
+
+
+@dataclass(frozen=True)
+class LoginLimits:
+    """Limits on logins, asked by ``Accounts.login`` with the very name key it looks up
+    (so a repeated or differently encoded field cannot be counted apart from what is
+    used). Nothing here locks an account: wrong passwords are counted per (name,
+    address) and per address, so a guesser slows only itself; successful logins are
+    counted per account, which only someone with the password can fill (the cost of a
+    hash is what they would otherwise repeat without end); every attempt is counted per
+    address."""
+
+    limiter: Limiter  # its window is Limits.login_window
+    failures_per_name: int = 10
+    failures_per_client: int = 50
+    attempts_per_client: int = 100
+    logins_per_account: int = 30
+
+    @classmethod
+    def from_limits(cls, limiter: Limiter, limits: Limits) -> LoginLimits:
+        return cls(limiter, limits.login_failures_per_name, limits.login_failures_per_client,
+                   limits.logins_per_client, limits.logins_per_account)
+
+    def admit(self, key: str, client: str) -> None:
+        """Counts one attempt for name key ``key`` from ``client``, or raises
+        LoginLimitReached (counting nothing) if one of the limits is reached."""
+        checks = (
+            (f"login:failed:{client}:{key}", self.failures_per_name,
+             "Too many failed logins for this name"),
+            (f"login:failed:{client}", self.failures_per_client, "Too many failed logins"),
+            (f"login:tried:{client}", self.attempts_per_client,
+             "Too many logins from your address"),
+            (f"login:ok:{key}", self.logins_per_account, "Too many logins to this account"),
+        )
+        for bucket, limit, what in checks:
+            wait = self.limiter.retry_after(bucket, limit)
+            if wait > 0:
+                seconds = int(wait) + 1
+                log.info("login limit reached: %s", bucket)
+                raise LoginLimitReached(f"{what}; try again in {_duration(seconds)}.", seconds)
+        self.limiter.hit(f"login:tried:{client}")
+
+    def failed(self, key: str, client: str) -> None:
+        self.limiter.hit(f"login:failed:{client}:{key}")
+        self.limiter.hit(f"login:failed:{client}")
+
+    def succeeded(self, key: str) -> None:
+        self.limiter.hit(f"login:ok:{key}")
+
+
+@dataclass(frozen=True)
+class LookupLimits:
+    """Invitations by name tell whether a name exists: lookups are limited per user and
+    per address within the window of the limiter (``Limits.account_window``)."""
+
+    limiter: Limiter
+    per_user: int = 60
+    per_client: int = 120
+
+    def admit(self, user_id: int, client: str, count: int) -> None:
+        """Counts ``count`` lookups, or raises LoginLimitReached (counting nothing)."""
+        if count <= 0:
+            return
+        buckets = ((f"lookup:user:{user_id}", self.per_user),
+                   (f"lookup:client:{client}", self.per_client))
+        for bucket, limit in buckets:
+            wait = self.limiter.retry_after(bucket, max(1, limit - count + 1))
+            if wait > 0:
+                seconds = int(wait) + 1
+                raise LoginLimitReached("Too many invitations by name lately; try again in "
+                                        f"{_duration(seconds)}.", seconds)
+        for bucket, _limit in buckets:
+            for _ in range(count):
+                self.limiter.hit(bucket)
 
 
 def client_address(scope: Mapping[str, Any]) -> str:

@@ -1,7 +1,9 @@
 """The ASGI middleware in front of the app: security headers on every response, request
-bodies bounded (413), failed logins rate-limited (429 with Retry-After), WebSocket
-messages bounded (a clear error message; the oversized message is dropped and changes
-nothing), and ids too long for the database refused (404) before any route sees them."""
+bodies bounded (413), state-changing requests from another origin refused (403; ws.py
+does the same for WebSockets), WebSocket messages bounded (a clear error message; the oversized
+message is dropped and changes nothing), and ids too long for the database refused (404)
+before any route sees them. Logins are limited by ``Accounts.login`` (limits.LoginLimits),
+which alone knows the name it looks up."""
 
 from __future__ import annotations
 
@@ -9,12 +11,10 @@ import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import parse_qs
-
-from starlette.concurrency import run_in_threadpool
+from urllib.parse import urlsplit
 
 from .headers import security_headers
-from .limits import Limiter, Limits, client_address
+from .limits import Limits
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -22,7 +22,28 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_CODES = {413: "too_large", 429: "rate_limited"}
+_CODES = {403: "cross_origin", 413: "too_large", 429: "rate_limited"}
+UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+CROSS_ORIGIN = ("Refused: this request came from another site (its Origin or Referer is not "
+                "this server). Use the form on this site.")
+
+
+def same_origin(scope: Scope) -> bool:
+    """True unless the request says it comes from another origin: its Origin header (a
+    browser sends it with every POST), else its Referer, must name the host the request
+    was sent to. Neither header: not a browser's cross-site request (scripts, tools);
+    the CSRF token still guards it."""
+    headers = dict(scope.get("headers", []))
+    host = headers.get(b"host", b"").decode("latin-1").lower()
+    source = headers.get(b"origin") or headers.get(b"referer")
+    if source is None:
+        return True
+    parts = urlsplit(source.decode("latin-1").strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False  # "null" (a sandboxed frame, a data: page) or garbage
+    netloc = parts.netloc.lower()
+    default = {"http": ":80", "https": ":443"}[parts.scheme]
+    return bool(host) and netloc.removesuffix(default) == host.removesuffix(default)
 
 # A path segment that is a number beyond 64 bits (ids are database integers).
 HUGE_NUMBER = re.compile(r"/[-+]?\d{19,}(?:/|$)")
@@ -40,11 +61,9 @@ async def _respond(send: Send, status: int, text: str, headers: dict[str, str] |
 
 
 class HardeningMiddleware:
-    def __init__(self, app: ASGIApp, limits: Limits, login_limiter: Limiter,
-                 hsts: bool) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits, hsts: bool) -> None:
         self.app = app
         self.limits = limits
-        self.limiter = login_limiter
         self.headers = security_headers(hsts)
         self.ours = {name for name, _ in self.headers} | {b"cache-control"}
 
@@ -77,13 +96,11 @@ class HardeningMiddleware:
             return
         private = not path.startswith("/static/")
         started = False
-        status_seen = 0
 
         async def send_with_headers(message: Message) -> None:
-            nonlocal started, status_seen
+            nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                status_seen = int(message["status"])
                 ours = self.ours if private else self.ours - {b"cache-control"}
                 headers = [h for h in message.get("headers", []) if h[0].lower() not in ours]
                 headers += self.headers
@@ -115,34 +132,16 @@ class HardeningMiddleware:
             answered = True
             return {"type": "http.disconnect"}  # the app stops reading: the client "left"
 
-        login = scope.get("method") == "POST" and path == "/login"
-        body_receive = self._bounded_receive(receive, too_large)
-        keys: list[tuple[str, int]] = []
-        if login:
-            body, body_receive = await self._read_all(body_receive)
-            if answered:
-                return
-            name = (parse_qs(body.decode("utf-8", "replace")).get("name") or [""])[0]
-            keys = [(f"login:name:{name.strip().lower()}", self.limits.login_failures_per_name),
-                    (f"login:client:{client_address(scope)}",
-                     self.limits.login_failures_per_client)]
-            # In a thread: with Redis the limiter does network I/O.
-            wait = max([await run_in_threadpool(self.limiter.retry_after, k, limit)
-                        for k, limit in keys])
-            if wait > 0:
-                await _respond(send_with_headers, 429,
-                               f"Too many failed logins; try again in {int(wait) + 1} seconds.",
-                               headers={"retry-after": str(int(wait) + 1)})
-                return
+        if scope.get("method") in UNSAFE and not same_origin(scope):
+            # A cross-site form or script: refused before anything reads its body.
+            await _respond(send_with_headers, 403, CROSS_ORIGIN, json_body=wants_json)
+            return
         try:
-            await self.app(scope, body_receive, guarded_send)
+            await self.app(scope, self._bounded_receive(receive, too_large), guarded_send)
         except Exception:
             if answered:  # the app failed on the cut-off body; the client has its 413
                 return
             raise
-        if login and status_seen == 400:  # the login page answers a wrong password with 400
-            for key, _limit in keys:
-                await run_in_threadpool(self.limiter.hit, key)
 
     def _bounded_receive(self, receive: Receive, too_large: Receive) -> Receive:
         seen = 0
@@ -157,28 +156,6 @@ class HardeningMiddleware:
             return message
 
         return bounded
-
-    async def _read_all(self, receive: Receive) -> tuple[bytes, Receive]:
-        """Reads the whole (bounded) body, and returns a receive that replays it."""
-        chunks = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        return body, replay
 
     # -- WebSocket --------------------------------------------------------------------
 

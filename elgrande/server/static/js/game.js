@@ -230,7 +230,11 @@ function retrySecret(state, ack) {
   if (!retry) return; // it went through
   const again = state.legal.find((x) => x.text === wanted);
   if (again) confirmSecret(again);
-  else showError("The game moved on before your choice arrived; please choose again.");
+  // A refusal stored nothing (the server commits a secret choice in one transaction);
+  // ask again only when a choice is offered: without one the new state says it all.
+  else if (state.legal.some((x) => x.kind === "secret")) {
+    showError("The game moved on before your choice arrived; please choose again.");
+  }
 }
 document.getElementById("secret-hide").addEventListener("click", () => { ui.secretDismissed = `${ui.state.seq}`; });
 document.getElementById("undo").addEventListener("click", () => send("undo"));

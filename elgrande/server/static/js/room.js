@@ -13,3 +13,13 @@ function connect() {
   ws.onclose = () => setTimeout(connect, 1000);
 }
 connect();
+
+// Cancelling removes the game for everyone who joined it: ask first.
+const cancel = document.getElementById("cancel");
+if (cancel) {
+  cancel.form.addEventListener("submit", (event) => {
+    if (!window.confirm("Cancel this game? It is removed for everyone who joined it.")) {
+      event.preventDefault();
+    }
+  });
+}

@@ -1,0 +1,1 @@
+from tests.scale.servers import redis_server  # noqa: F401  (fixture)
