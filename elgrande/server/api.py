@@ -19,7 +19,7 @@ from elgrande.rules import replay
 
 from .commands import CommandKind, parse_command
 from .errors import PlayError, http_status
-from .present import board
+from .present import board, ranking
 from .tables import Game
 from .web import check_csrf, current_user, require_user, services
 
@@ -74,7 +74,16 @@ def game_record(request: Request, game_id: int) -> dict[str, Any]:
     game = _game(request, game_id)
     if game.status != "finished" or game.match_id is None:
         raise HTTPException(409, "The record, with the secret seed, is published when the game ends.")
-    record: dict[str, Any] = services(request).store.export(game.match_id)
+    svc = services(request)
+    record: dict[str, Any] = svc.store.export(game.match_id)
+    # The table's result beside the engine's: who resigned when, and the ranking that
+    # puts them last (the log and the scores stay the engine's, as `elgrande verify` reads).
+    seats = svc.lobby.seats(game_id)
+    record["resigned"] = [{"seat": s["seat"], "round": s["resigned_round"],
+                           "after_move": s["resigned_seq"]}
+                          for s in seats if s.get("resigned_seq") is not None]
+    final = svc.views.match(game).state
+    record["ranking"] = ranking(seats, list(final.scores))
     return record
 
 

@@ -16,6 +16,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import bootstrap
@@ -30,17 +31,21 @@ from elgrande.db.engine import make_engine, writer
 from elgrande.matches import Broker, InProcessBroker, MatchEvent, MatchStore
 
 from .accounts import Accounts
+from .alerts import Alerts
 from .bot_runner import BotGate, BotRunner, LocalBotGate
 from .hardening import Limits, harden, make_limiters
 from .live import Change, Hub, PageHook
 from .lobby import Lobby
 from .lobby_caps import LobbyCaps
 from .logs import RequestIdMiddleware
+from .mail import Mailer
 from .metrics import Metrics
 from .play import Play
 from .seat_views import SeatViews
+from .seats import Sweeper
 from .security import Signer
 from .settings import Settings
+from .tables import utcnow
 from .ws import SocketsPerClient
 
 HERE = Path(__file__).parent
@@ -63,9 +68,11 @@ class Services:
     bots: BotRunner
     signer: Signer
     templates: Jinja2Templates
+    alerts: Alerts  # "your turn" notices for every open page of a player
     # Background parts started and stopped with the app, in order (stopped in reverse).
     starters: list[Callable[[], None]] = field(default_factory=list)
     stoppers: list[Callable[[], None]] = field(default_factory=list)
+    mail: Mailer | None = None  # email notifications; None without smtp_host
 
 
 def build_services(settings: Settings) -> Services:
@@ -107,7 +114,8 @@ def build_services(settings: Settings) -> Services:
                   settings.secret_key)
     views = SeatViews(lobby, store)
     metrics = Metrics()
-    play = Play(store, lobby, views, metrics)
+    play = Play(store, lobby, views, metrics, sessions=sessions,
+                stand_in_level=settings.stand_in_level)
     bots = BotRunner(lobby, play, gate, settings.bot_delay,
                      processes=settings.bot_processes or min(4, os.cpu_count() or 1),
                      per_user=settings.bot_thinks_per_user, metrics=metrics)
@@ -121,18 +129,51 @@ def build_services(settings: Settings) -> Services:
         # Runs in the committing thread: only hand the news on.
         hub.publish(f"match:{event.match_id}", event.seat if event.kind == "draft" else None,
                     Change(event.seq, event.drafts))
+        alerts.on_event(event)  # "your turn" for the players' other pages
         if event.kind != "draft":
             game_id = lobby.bot_game(event.match_id)
             if game_id is not None:
                 bots.kick(game_id)
 
+    alerts = Alerts(lobby, store, settings.alert_sockets_per_user)
     store.broker.subscribe(on_match_event)
+    # Waiting games that expire and idle guests' games, looked for in the background
+    # (every process may: the updates are conditional, so twice is harmless).
+    expiry = Sweeper(sessions, utcnow, waiting=timedelta(days=settings.waiting_game_days),
+                     idle_guest=timedelta(days=settings.idle_guest_game_days),
+                     interval=settings.expiry_sweep_seconds,
+                     on_change=lambda game_id: hub.publish(f"room:{game_id}"))
+    starters.append(expiry.start)
+    stoppers.append(expiry.stop)
+    mail = _mailer(settings, sessions, reads, lobby, store)
+    if mail is not None:
+        store.broker.subscribe(mail.on_event)  # notes the commit; its thread does the rest
+        starters.append(mail.start)
+        stoppers.append(mail.stop)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     accounts = Accounts.from_settings(settings, sessions, reads)
     stoppers.append(accounts.close)
     return Services(settings, engine, sessions, store, accounts, lobby, views,
-                    play, hub, bots, Signer(settings.secret_key), templates, starters,
-                    stoppers[::-1])
+                    play, hub, bots, Signer(settings.secret_key), templates, alerts,
+                    starters, stoppers[::-1], mail=mail)
+
+
+def _mailer(settings: Settings, sessions: sessionmaker[Session], reads: sessionmaker[Session],
+            lobby: Lobby, store: MatchStore) -> Mailer | None:
+    """Email notifications (server/mail/), when an SMTP server is configured."""
+    if not settings.smtp_host:
+        return None
+    from datetime import UTC, datetime
+
+    from .mail.outbox import Outbox
+    from .mail.sender import SmtpSender
+    from .mail.tokens import MailTokens
+
+    sender = SmtpSender(settings.smtp_host, settings.smtp_port, settings.smtp_user,
+                        settings.smtp_password, settings.smtp_starttls, settings.mail_from)
+    outbox = Outbox(sessions, sender, lambda: datetime.now(UTC), settings.mail_max_tries)
+    return Mailer(sessions, reads, lobby, store, MailTokens(settings.secret_key), outbox,
+                  settings.base_url, settings.confirmation_mails_per_day)
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -144,6 +185,7 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         services.hub.loop = loop
+        services.alerts.loop = loop
         services.bots.loop = loop
         for start in services.starters:
             start()
@@ -174,16 +216,17 @@ def create_app(settings: Settings) -> FastAPI:
     app.mount("/static/bootstrap", StaticFiles(directory=str(BOOTSTRAP_DIR)), name="bootstrap")
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
-    from . import api, health, pages, ws
+    from . import api, health, pages, ws, ws_me
 
     app.include_router(health.router)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(ws.router)
+    app.include_router(ws_me.router)
     # Security headers (strict CSP), size bounds, rate limits, log redaction.
     limits = Limits.from_settings(settings)
     harden(app, limits=limits, limiters=make_limiters(limits, settings.pubsub_url),
-           hsts=settings.secure_cookies, secrets=[settings.secret_key])
+           hsts=settings.secure_cookies, secrets=[settings.secret_key, settings.smtp_password])
     # HEAD wherever GET is answered; the request id outermost, so every answer has one.
     app.add_middleware(health.HeadAsGet)
     app.add_middleware(RequestIdMiddleware)

@@ -164,6 +164,8 @@ class Lobby:
                     "seat": s.seat, "kind": s.kind, "user_id": s.user_id,
                     "name": name or s.invited_name or (f"Computer {s.seat + 1} ({s.bot_level})" if s.kind == "bot" else None),
                     "invited_name": s.invited_name, "bot_level": s.bot_level,
+                    # resigned: the player's name stays, a computer plays the seat on
+                    "resigned_seq": s.resigned_seq, "resigned_round": s.resigned_round,
                 }
                 for s, name in rows
             ]
@@ -189,6 +191,28 @@ class Lobby:
             return db.scalar(
                 select(Seat.seat).where(Seat.game_id == game_id, Seat.user_id == user_id, Seat.kind == "human")
             )
+
+    def seats_changed(self, game_id: int, match_id: str | None) -> None:
+        """A started game's seats changed (a player resigned): forget what was kept."""
+        self._started_seats.pop(game_id)
+        if match_id is not None:
+            self._bot_games.pop(match_id)
+
+    def leave(self, game_id: int, user: User) -> None:
+        """A player who joined a waiting game gives their seat up: open again (an
+        invited seat too). The creator cancels instead."""
+        with self._sessions.begin() as db:
+            game = db.get(Game, game_id, with_for_update=True)
+            if game is None:
+                raise LobbyError("No such game.")
+            if game.status != "lobby":
+                raise LobbyError("This game has already started.")
+            if game.creator_id == user.id:
+                raise LobbyError("You created this game: cancel it instead of leaving.")
+            row = db.scalar(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user.id))
+            if row is None:
+                raise LobbyError("You have no seat in this game.")
+            row.kind, row.user_id, row.invited_name = "open", None, None
 
     def join(self, game_id: int, user: User) -> int:
         with self._sessions.begin() as db:
@@ -286,22 +310,29 @@ class Lobby:
                 self.mark_finished(match_id)
 
     def my_games(self, user: User) -> list[dict[str, Any]]:
-        """The user's games: those where it is their turn first, then running, then the rest."""
+        """The user's games: those where it is their turn first, then running, then the
+        rest; a running game with whose turn it is (names, ``to_act``) and its round."""
         with self._reads() as db:
             rows = db.execute(
-                select(Game, Seat.seat, MatchRow.over).join(Seat, Seat.game_id == Game.id)
+                select(Game, Seat.seat, MatchRow.over, Seat.kind).join(Seat, Seat.game_id == Game.id)
                 .outerjoin(MatchRow, MatchRow.id == Game.match_id)
                 .where(Seat.user_id == user.id).order_by(Game.updated_at.desc())
             ).all()
         result: list[dict[str, Any]] = []
-        for game, seat, over in rows:
+        for game, seat, over, kind in rows:
             if game.status == "active" and over and game.match_id:
                 self.mark_finished(game.match_id)  # an ending a crash cut short
                 game.status = "finished"
-            my_turn = False
+            my_turn, to_act, round_ = False, [], None
             if game.status == "active" and game.match_id:
-                my_turn = seat in self.store.view(game.match_id, None).to_act
-            result.append({"game": game, "seat": seat, "my_turn": my_turn})
+                view = self.store.view(game.match_id, None)
+                my_turn = kind == "human" and seat in view.to_act  # not resigned
+                # Whose turn it is, by name, and the round: public, as on the board.
+                names = {s["seat"]: s["name"] for s in self.started_seats(game)}
+                to_act = [names.get(s) or f"Seat {s + 1}" for s in view.to_act]
+                round_ = view.view.get("round")
+            result.append({"game": game, "seat": seat, "my_turn": my_turn,
+                           "to_act": to_act, "round": round_})
         order = {"active": 0, "lobby": 1, "finished": 2}
         result.sort(key=lambda g: (not g["my_turn"], order.get(g["game"].status, 3)))
         return result
@@ -342,6 +373,8 @@ class Lobby:
         """The game playing ``match_id`` is over (its match ended)."""
         with self._sessions.begin() as db:
             game = db.scalar(select(Game).where(Game.match_id == match_id))
-            if game is not None and game.status != "finished":
+            # Only a running game: an abandoned one stays so (a stand-in's last move
+            # may still land after the last human resigned).
+            if game is not None and game.status == "active":
                 game.status = "finished"
                 game.updated_at = utcnow()

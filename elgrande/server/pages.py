@@ -15,6 +15,7 @@ from .hardening import admit_new_account
 from .hardening.limits import client_address
 from .lobby import SeatSpec
 from .lobby_caps import CapReached
+from .mail import MailRefused
 from .passwords import WeakPassword, check_strength
 from .security import SESSION_COOKIE
 from .tables import User
@@ -225,7 +226,7 @@ def game_page(request: Request, game_id: int) -> Response:
     if game is None:
         raise HTTPException(404, "No such game.")
     user = current_user(request)
-    if game.status in ("lobby", "starting"):
+    if game.status in ("lobby", "starting", "expired"):  # no match (yet, or ever)
         return room_page(request, game_id, None)
     seat = svc.lobby.seat_of(game_id, user.id if user else None)
     # The SHA-256 commitment to the secret seed is public from the start, so anyone can
@@ -291,6 +292,41 @@ def cancel(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = 
     return redirect("/lobby")
 
 
+@router.post("/games/{game_id}/leave")
+def leave(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "") -> Response:
+    """A player who joined a waiting game gives the seat up (it is open again)."""
+    user = require_user(request)
+    check_csrf(request, user, csrf_token)
+    svc = services(request)
+    try:
+        svc.lobby.leave(game_id, user)
+    except LobbyError as exc:
+        if svc.lobby.get(game_id) is None:
+            raise HTTPException(404, "No such game.") from None
+        return room_page(request, game_id, str(exc))
+    svc.hub.publish(f"room:{game_id}")
+    return redirect("/lobby")
+
+
+@router.post("/games/{game_id}/resign")
+def resign(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "") -> Response:
+    """A player gives up a running game: a computer plays the seat on, the player is
+    ranked last. Refused (409, nothing changed): see ``Resign.resign``."""
+    user = require_user(request)
+    check_csrf(request, user, csrf_token)
+    svc = services(request)
+    try:
+        game = svc.play.resign(game_id, user)
+    except LobbyError as exc:
+        if svc.lobby.get(game_id) is None:
+            raise HTTPException(404, "No such game.") from None
+        raise HTTPException(409, str(exc)) from None
+    if game.match_id is not None:  # every page of the game shows who resigned
+        svc.hub.publish(f"match:{game.match_id}")
+    svc.bots.kick(game_id)  # the stand-in may be to move now
+    return redirect(f"/games/{game_id}")
+
+
 @router.post("/games/{game_id}/start")
 def start(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "",
           fill_with_bots: Annotated[str, Form()] = "") -> Response:
@@ -305,3 +341,71 @@ def start(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "
     svc.hub.publish(f"room:{game_id}")
     svc.bots.kick(game_id)
     return redirect(f"/games/{game_id}")
+
+
+# -- email notifications (server/mail/): the account page's email section and the links
+# sent by email (these work without logging in: the signed token is the authority).
+
+
+def _mail_page(request: Request, user: User, error: str | None = None,
+               message: str | None = None, status: int = 200) -> Response:
+    fresh = services(request).accounts.get(user.id) or user
+    return render(request, "account.html", status_code=status, user=fresh, error=error,
+                  message=message)
+
+
+@router.post("/account/email")
+def set_email(request: Request, fields: Fields) -> Response:
+    user = require_user(request)
+    check_csrf(request, user, fields.get("csrf_token"))
+    mail = services(request).mail
+    if mail is None:
+        raise HTTPException(404, "This server sends no emails.")
+    try:
+        sent = mail.set_email(user, _field(fields, "email"))
+    except MailRefused as exc:
+        return _mail_page(request, user, error=str(exc), status=exc.status)
+    return _mail_page(request, user, message="We sent you a confirmation link: open it to "
+                      "receive emails there." if sent else "Email address saved.")
+
+
+@router.post("/account/email-preference")
+def set_email_preference(request: Request, fields: Fields) -> Response:
+    user = require_user(request)
+    check_csrf(request, user, fields.get("csrf_token"))
+    mail = services(request).mail
+    if mail is None:
+        raise HTTPException(404, "This server sends no emails.")
+    try:
+        mail.set_preference(user, _field(fields, "preference"))
+    except MailRefused as exc:
+        return _mail_page(request, user, error=str(exc), status=exc.status)
+    return _mail_page(request, user, message="Email preference saved.")
+
+
+def _mail_link_page(request: Request, ok: bool, done: str, token: str = "") -> Response:
+    return render(request, "email_link.html", status_code=200 if ok else 400, ok=ok,
+                  done=done, token=token)
+
+
+@router.get("/email/confirm/{token}", response_class=HTMLResponse)
+def confirm_email(request: Request, token: str) -> Response:
+    mail = services(request).mail
+    ok = mail is not None and mail.confirm(token)
+    return _mail_link_page(request, ok, "confirmed")
+
+
+@router.get("/email/unsubscribe/{token}", response_class=HTMLResponse)
+def unsubscribe_form(request: Request, token: str) -> Response:
+    """A page with one button: a link scanner's GET must not unsubscribe anybody."""
+    mail = services(request).mail
+    ok = mail is not None and mail.tokens.check_unsubscribe(token) is not None
+    return _mail_link_page(request, ok, "ask", token)
+
+
+@router.post("/email/unsubscribe/{token}", response_class=HTMLResponse)
+def unsubscribe(request: Request, token: str) -> Response:
+    """The button, and mail clients' one-click unsubscribe (RFC 8058, no login)."""
+    mail = services(request).mail
+    ok = mail is not None and mail.unsubscribe(token)
+    return _mail_link_page(request, ok, "unsubscribed")

@@ -8,15 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session, sessionmaker
+
 from elgrande.matches import GameMovedOn, MatchError, MatchStore
 
 from .bots import bot_seed
 from .commands import Command
-from .errors import PlayError, from_match_error
+from .errors import LobbyError, PlayError, from_match_error
 from .lobby import Lobby
 from .metrics import Metrics
 from .seat_views import SeatState, SeatViews
-from .tables import Game
+from .seats import Resign
+from .tables import Game, User
 
 
 @dataclass(frozen=True)
@@ -34,11 +37,20 @@ class BotTurn:
 
 class Play:
     def __init__(self, store: MatchStore, lobby: Lobby, views: SeatViews,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, *, sessions: sessionmaker[Session] | None = None,
+                 stand_in_level: str = "medium") -> None:
         self.store = store
         self.lobby = lobby
         self.views = views
         self.metrics = metrics or Metrics()
+        # Resigning writes the web tables (``sessions``: the app's writes).
+        self.resigning = Resign(sessions, lobby, store, stand_in_level) if sessions else None
+
+    def resign(self, game_id: int, user: User) -> Game:
+        """The user gives up their seat: a computer plays it on (LobbyError if refused)."""
+        if self.resigning is None:
+            raise LobbyError("Resigning is not available here.")
+        return self.resigning.resign(game_id, user)
 
     def act(self, game: Game, seat: int, command: Command) -> SeatState:
         """One command of a seat; returns the seat's view after it. A refused one raises
@@ -50,6 +62,11 @@ class Play:
         if game.match_id is None:
             raise PlayError("not_started", "this game has not started")
         mid = game.match_id
+        # A commit from a seat whose player resigned (seen by a process that still
+        # remembers it as theirs) is refused: the stand-in plays that seat now.
+        if ((command.kind == "finish" or command.commits_at_once) and self.resigning is not None
+                and self.resigning.has_resigned(game.id, seat)):
+            raise PlayError("resigned", "You have resigned this game.")
         try:
             if command.commits_at_once and command.action is not None:
                 # Step and finish in one transaction: a refusal then means nothing changed
@@ -100,7 +117,8 @@ class Play:
         cannot leave half a turn); False if the game moved on meanwhile (the bot will
         think again on the new state)."""
         game = self.lobby.get(game_id)
-        if game is None or game.match_id is None or not steps:
+        # Not once the game is stopped (abandoned: the last human resigned meanwhile).
+        if game is None or game.status != "active" or game.match_id is None or not steps:
             return False
         try:
             # fresh: whatever an older server left in the bot's draft is dropped.

@@ -216,6 +216,34 @@ def hand_values(mask: int) -> list[int]:
     return [v for v in range(1, 14) if mask >> v & 1]
 
 
+def resignation(player: dict[str, Any]) -> dict[str, Any]:
+    """Whether the seat's player resigned (when), and the computer standing in."""
+    if player.get("resigned_seq") is None:
+        return {"resigned": None, "stand_in": None}
+    return {"resigned": {"seq": player["resigned_seq"], "round": player.get("resigned_round")},
+            "stand_in": player.get("bot_level")}
+
+
+def ranking(players: list[dict[str, Any]], scores: list[int]) -> list[int]:
+    """Seats from first to last: by score, highest first, then every seat whose player
+    resigned, whatever its score (the last to resign first, the first one last)."""
+    def key(p: int) -> tuple[int, int]:
+        resigned = players[p].get("resigned_seq") if p < len(players) else None
+        return (0, -scores[p]) if resigned is None else (1, -resigned)
+    return sorted(range(len(scores)), key=key)
+
+
+def final_winners(committed: State, players: list[dict[str, Any]]) -> list[int]:
+    """The engine's winners, unless some resigned: then the best of those who did not
+    (a resigned player never wins; the scores stay the engine's)."""
+    stayed = [p for p in range(committed.n)
+              if p >= len(players) or players[p].get("resigned_seq") is None]
+    if len(stayed) == committed.n or not stayed:
+        return winners(committed)
+    best = max(committed.scores[p] for p in stayed)
+    return [p for p in stayed if committed.scores[p] == best]
+
+
 def present(match: Match, seat: int | None, players: list[dict], game_id: int,
             events: list[list[dict[str, Any]]] | None = None,
             log_shown: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -270,6 +298,7 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
             "bid": state.bids[p] or None,
             "recruit": RECRUITS_BY_POWER[state.bids[p]] if state.bids[p] else None,
             "to_act": p in acting, "secret": secret_status(p) if state.secret_purpose >= 0 else "not_asked",
+            **resignation(players[p]),
         })
     areas = []
     for area, code in enumerate(AREA_CODES):
@@ -289,7 +318,8 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
         "seat": seat,
         "spectator": seat is None,
         "finished": finished,
-        "winners": winners(committed) if finished else [],
+        "winners": final_winners(committed, players) if finished else [],
+        "ranking": ranking(players, committed.scores) if finished else [],
         "players": seats,
         "areas": areas,
         "castillo": CASTILLO,

@@ -171,6 +171,48 @@ class Settings(BaseSettings):
     name_lookups_per_client: int = setting(
         120, "Invitations by name allowed per client address within the account window.",
         "a whole number of at least 1", ge=1)
+    # -- resigning and expiry
+    stand_in_level: str = setting(
+        "medium", "The computer opponent that takes over the seat of a player who resigns.",
+        "random, easy, medium or hard", pattern="^(random|easy|medium|hard)$")
+    waiting_game_days: float = setting(
+        7.0, "Days a game may wait for players before it expires.",
+        "a number of days above 0", gt=0, allow_inf_nan=False)
+    idle_guest_game_days: float = setting(
+        30.0, "Days a guest's game against computers (\"Play now\") may go untouched before "
+        "it is stopped as abandoned.", "a number of days above 0", gt=0, allow_inf_nan=False)
+    expiry_sweep_seconds: float = _seconds(
+        "Seconds between two looks for expired and abandoned games.", 600.0)
+
+    # -- email
+    smtp_host: str | None = setting(
+        None, "The SMTP server that sends email notifications (turns, daily digests, address "
+        "confirmations). Empty: no email; the account page offers none.",
+        "a host name or IP address, or empty")
+    smtp_port: int = setting(587, "The SMTP server's port.", "a whole number from 1 to 65535",
+                             ge=1, le=65535)
+    smtp_user: str = setting("", "The SMTP login name (empty: no login).", "any text, or empty")
+    smtp_password: str = Field("", repr=False, description="The SMTP password (never logged).",
+                               json_schema_extra={"accepts": "any text, or empty"})
+    smtp_starttls: bool = setting(True, "Switch the SMTP connection to TLS (STARTTLS) before "
+                                  "logging in and sending.", "on/off, true/false, yes/no or 1/0")
+    mail_from: str = setting("El Grande <noreply@localhost>", "The From address of every "
+                             "email.", "an email address, with a name or not", min_length=3)
+    base_url: str = setting("http://127.0.0.1:8000", "The server's public address, for the "
+                            "links in emails.", "an http:// or https:// URL",
+                            pattern=r"^https?://[^\s/]+(/[^\s]*)?$")
+    mail_max_tries: int = setting(6, "Tries to send an email (with growing pauses between "
+                                  "them) before it is marked failed.",
+                                  "a whole number from 1 to 20", ge=1, le=20)
+    confirmation_mails_per_day: int = setting(
+        5, "Confirmation emails allowed per player, and per email address, within a day.",
+        "a whole number of at least 1", ge=1)
+
+    # -- browser alerts
+    # Every page of a logged-in player holds one /ws/me socket (besides the game's own).
+    alert_sockets_per_user: int = setting(
+        30, "Open pages (\"your turn\" notice sockets) allowed per player in one process "
+        "(0: no limit); more are closed with code 4429.", "a whole number, 0 or more", ge=0)
 
     @field_validator("database_url")
     @classmethod
@@ -178,6 +220,11 @@ class Settings(BaseSettings):
         if not value.startswith(("sqlite:", "postgresql")):
             raise ValueError("not an SQLite or PostgreSQL URL")
         return value
+
+    @field_validator("smtp_host", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
 
     @field_validator("pubsub_url", mode="before")
     @classmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from elgrande.db.base import Base
@@ -30,6 +30,12 @@ class User(Base):
     # In every session cookie and CSRF token; logout, a password change and "log out
     # everywhere" advance it, which ends the sessions that carry the old value.
     session_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Email notifications (server/mail/): nothing but the confirmation link is sent to an
+    # address until it is confirmed; changing it starts over. Preference: turn, digest, none.
+    email: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    email_confirmed: Mapped[bool] = mapped_column(default=False, server_default=false())
+    email_pref: Mapped[str] = mapped_column(String(8), default="turn", server_default="turn")
+    email_digest_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Game(Base):
@@ -39,7 +45,9 @@ class Game(Base):
     creator_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"))
     players: Mapped[int] = mapped_column(Integer)
     rounds: Mapped[int] = mapped_column(Integer)
-    status: Mapped[str] = mapped_column(String(16), default="lobby")  # lobby, active, finished
+    # lobby, starting, active, finished; expired (never started in time), abandoned
+    # (no human left at the table, or a "Play now" game left untouched): server/seats.py
+    status: Mapped[str] = mapped_column(String(16), default="lobby")
     match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"), nullable=True, unique=True)
     # The creator's client address, for the lobby caps per address (None: unknown).
     created_from: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
@@ -57,3 +65,40 @@ class Seat(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("web_users.id"), nullable=True)
     invited_name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     bot_level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # Set when the player (user_id, kept) resigned: the seat is then a "bot" standing in;
+    # the committed move and the round at which they resigned (server/seats.py).
+    resigned_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    resigned_round: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class MailOutbox(Base):
+    """Emails waiting to be sent (server/mail/outbox.py): queued in the request or the
+    commit's aftermath, sent by a background worker; a row is claimed by one process."""
+
+    __tablename__ = "mail_outbox"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("web_users.id", ondelete="CASCADE"),
+                                                nullable=True, index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # confirm, turn, digest
+    to_addr: Mapped[str] = mapped_column(String(254), index=True)
+    subject: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    unsubscribe_url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    status: Mapped[str] = mapped_column(String(8), default="queued", index=True)  # queued, sent, failed
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    next_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+class MailTurn(Base):
+    """A human seat whose turn has been announced (one email per game per turn): made
+    when the turn passes to the seat, removed when it has moved. The primary key makes
+    the announcement happen once, whichever process hears the commit first."""
+
+    __tablename__ = "mail_turns"
+    game_id: Mapped[int] = mapped_column(ForeignKey("web_games.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)  # the commit that handed the turn over

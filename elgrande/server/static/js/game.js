@@ -248,6 +248,58 @@ function showError(message) {
 }
 function hideError() { document.getElementById("error").classList.add("d-none"); }
 
+// Who resigned, when, and who plays their seat now; at the end they are ranked last.
+function renderResignations(state) {
+  const resign = document.getElementById("resign");
+  if (resign && state.finished) resign.remove();
+  const list = document.getElementById("resignations");
+  const gone = state.players.filter((p) => p.resigned);
+  list.classList.toggle("d-none", !gone.length);
+  list.replaceChildren(...gone.map((p) => {
+    const li = document.createElement("li");
+    li.dataset.seat = p.seat;
+    li.textContent = `${p.name} resigned in round ${p.resigned.round} (after move ${p.resigned.seq})` +
+      (state.finished ? " and is ranked last; " : "; ") +
+      `a computer opponent (${p.stand_in}) ${state.finished ? "played" : "plays"} the seat on.`;
+    return li;
+  }));
+  if (state.finished && state.ranking.length) rankFinalScores(state);
+  for (const p of gone) logResignation(p);
+}
+
+// A line in the move log where the player resigned (before the first move made after).
+function logResignation(p) {
+  const log = document.getElementById("log");
+  const line = document.createElement("li");
+  line.className = "log-event log-resigned";
+  line.dataset.seat = p.seat;
+  line.textContent = `${p.name} resigned; a computer opponent (${p.stand_in}) plays the seat on.`;
+  const after = [...log.children].find((li) => Number(li.dataset.seq) >= p.resigned.seq);
+  log.insertBefore(line, after || null);
+}
+
+// The final table lists players by score; those who resigned go last (state.ranking).
+function rankFinalScores(state) {
+  const body = document.querySelector("#final-scores tbody");
+  if (!body || body.dataset.ranked) return;
+  body.dataset.ranked = "1";
+  const byScore = [...state.players].sort((a, b) => b.score - a.score); // as panels.js lists them
+  const rows = [...body.children];
+  const rowOf = new Map(byScore.map((p, i) => [p.seat, rows[i]]));
+  for (const seat of state.ranking) {
+    const row = rowOf.get(seat);
+    if (!row) continue;
+    row.dataset.seat = seat;
+    if (state.players[seat].resigned) {
+      const badge = document.createElement("span");
+      badge.className = "badge text-bg-secondary ms-1 resigned-badge";
+      badge.textContent = "resigned";
+      row.children[1].append(badge);
+    }
+    body.append(row); // appended in ranking order
+  }
+}
+
 function render(state) {
   ui.state = state;
   drawMap(document.getElementById("map"), state, { choose });
@@ -257,6 +309,7 @@ function render(state) {
   renderPanels(state, { act });
   renderSecret(state);
   if (state.finished) renderFinished(state, gameId);
+  renderResignations(state);
   const commitment = root.dataset.commitment;
   document.getElementById("commitment").textContent = commitment
     ? `Card draws come from a secret seed with SHA-256 ${commitment}; ` +

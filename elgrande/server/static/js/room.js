@@ -23,3 +23,13 @@ if (cancel) {
     }
   });
 }
+
+// Leaving gives the seat up: someone else may take it before you come back.
+const leave = document.getElementById("leave");
+if (leave) {
+  leave.form.addEventListener("submit", (event) => {
+    if (!window.confirm("Leave this game? Your seat becomes free for someone else.")) {
+      event.preventDefault();
+    }
+  });
+}
