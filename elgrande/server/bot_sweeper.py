@@ -4,7 +4,6 @@ process died without releasing its lease) and hands them to this process's runne
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -12,31 +11,32 @@ from datetime import timedelta
 from sqlalchemy import Engine, and_, exists, select
 
 from elgrande.matches.tables import MatchRow
-from elgrande.scale.leases import Outage, utcnow
+from elgrande.scale.leases import utcnow
 from elgrande.scale.tables import BotLease
 
+from .periodic import Periodic
 from .tables import Game, Seat
 
 log = logging.getLogger(__name__)
 
 
-class BotSweeper:
+class BotSweeper(Periodic):
     """Every ``interval`` seconds: running games with computer seats whose match has not
     moved for ``stale`` seconds and that nobody holds a live lease on are handed to
     ``kick(game_id)`` (the runner then finds out whether a bot is to move). A game is
     handed over once per position (again after ``retry`` seconds), so games waiting for
     a human cost one look."""
 
+    name = "bot-sweeper"
+
     def __init__(self, engine: Engine, kick: Callable[[int], None], *, interval: float = 5.0,
                  stale: float = 5.0, retry: float = 60.0) -> None:
+        super().__init__(interval)
         self._engine = engine
         self._kick = kick
-        self.interval = interval
         self.stale = stale
         self.retry = retry
         self._seen: dict[int, tuple[int, float]] = {}  # game id -> (head_seq, when) handed over
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def candidates(self) -> list[tuple[int, int]]:
         """(game id, head seq) of running bot games that look abandoned."""
@@ -66,24 +66,7 @@ class BotSweeper:
             self._kick(game_id)
         return kicked
 
-    def start(self) -> None:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._loop, name="bot-sweeper", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def _loop(self) -> None:
-        outage = Outage("bot sweep", self.interval)
-        while not self._stop.wait(outage.pause):
-            outage.run(self._sweep_once)
-
-    def _sweep_once(self) -> None:
+    def tick(self) -> None:
         kicked = self.sweep()
         if kicked:  # routine: mostly games waiting for a human who is thinking
             log.debug("looking at games %s for bot moves (no live lease)", kicked)

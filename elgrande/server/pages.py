@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
@@ -279,32 +280,28 @@ def join(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = ""
 @router.post("/games/{game_id}/cancel")
 def cancel(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "") -> Response:
     """The creator removes a game still waiting for players (frees a place under the cap)."""
-    user = require_user(request)
-    check_csrf(request, user, csrf_token)
-    svc = services(request)
-    try:
-        svc.lobby.cancel(game_id, user)
-    except LobbyError as exc:
-        if svc.lobby.get(game_id) is None:
-            raise HTTPException(404, "No such game.") from None
-        return room_page(request, game_id, str(exc))
-    svc.hub.publish(f"room:{game_id}")  # the others' rooms reload (and find it gone)
-    return redirect("/lobby")
+    return _room_change(request, game_id, csrf_token, services(request).lobby.cancel)
 
 
 @router.post("/games/{game_id}/leave")
 def leave(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "") -> Response:
     """A player who joined a waiting game gives the seat up (it is open again)."""
+    return _room_change(request, game_id, csrf_token, services(request).lobby.leave)
+
+
+def _room_change(request: Request, game_id: int, csrf_token: str,
+                 change: Callable[[int, User], object]) -> Response:
+    """A change to a waiting room by its user: refused in the room, told to its pages."""
     user = require_user(request)
     check_csrf(request, user, csrf_token)
     svc = services(request)
     try:
-        svc.lobby.leave(game_id, user)
+        change(game_id, user)
     except LobbyError as exc:
         if svc.lobby.get(game_id) is None:
             raise HTTPException(404, "No such game.") from None
         return room_page(request, game_id, str(exc))
-    svc.hub.publish(f"room:{game_id}")
+    svc.hub.publish(f"room:{game_id}")  # the others' rooms reload
     return redirect("/lobby")
 
 

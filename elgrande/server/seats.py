@@ -17,7 +17,6 @@ All methods are synchronous; the web layer calls them from worker threads."""
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,6 +30,7 @@ from elgrande.rules import State
 
 from .errors import LobbyError
 from .lobby import Lobby
+from .periodic import Periodic
 from .tables import Game, Seat, User, utcnow
 
 log = logging.getLogger(__name__)
@@ -90,21 +90,21 @@ class Resign:
                 Seat.game_id == game_id, Seat.seat == seat)) is not None
 
 
-class Sweeper:
+class Sweeper(Periodic):
     """Expires waiting games and abandons idle guests' games against computers: every
     ``interval`` seconds in a thread of its own, at the time ``now()`` says."""
+
+    name = "expiry-sweeper"
 
     def __init__(self, sessions: sessionmaker[Session], now: Callable[[], datetime], *,
                  waiting: timedelta, idle_guest: timedelta, interval: float,
                  on_change: Callable[[int], None] | None = None) -> None:
+        super().__init__(interval)
         self._sessions = sessions
         self.now = now
         self.waiting = waiting
         self.idle_guest = idle_guest
-        self.interval = interval
         self._on_change = on_change  # a game's rooms and pages are told
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def sweep_once(self, now: datetime) -> dict[str, list[int]]:
         """One look at ``now``: the ids of the games it expired and abandoned."""
@@ -137,21 +137,5 @@ class Sweeper:
                     changed.append(game_id)
         return changed
 
-    def start(self) -> None:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._loop, name="expiry-sweeper", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self.sweep_once(self.now())
-            except Exception:  # a database hiccup: try again next time
-                log.exception("expiry sweep failed")
+    def tick(self) -> None:
+        self.sweep_once(self.now())
