@@ -17,6 +17,7 @@ from tqdm import tqdm
 from elgrande.rules import (
     GameConfig,
     IllegalAction,
+    Options,
     apply,
     is_chance,
     is_terminal,
@@ -52,7 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser(
         "bench", help="benchmarks: the engine, the bots, the web server",
         description="Measure speed: `bench engine` (the rules engine), `bench ai` (the "
-                    "bots' search) and `bench server` (the web app under load). "
+                    "bots' search), `bench server` (the web app under load) and `bench "
+                    "clocks` (what running clocked games cost an idle server). "
                     "`elgrande bench TARGET --help` describes each.")
     bench_sub = bench.add_subparsers(dest="bench_command", metavar="TARGET")
     bench_sub.required = True
@@ -64,10 +66,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="only this player count (default: 2 to 5)")
     eng.add_argument("--seconds", type=positive_float, default=3.0, metavar="T",
                      help="time per player count in seconds, above 0 (default 3)")
+    eng.add_argument("--rules", choices=("yucata", "box"), default="yucata",
+                     help="rule set: yucata (default) or box, the publisher's rules with the "
+                          "Veto; at a veto window random play passes with probability "
+                          f"{BOX_PASS_PROBABILITY}")
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.set_defaults(func=cmd_bench_engine)
     # Other areas add their benchmarks (`bench ai`, `bench server`) when they are installed.
-    for area in ("ai", "server", "loadgen"):
+    for area in ("ai", "server", "loadgen", "clocks_bench"):
         if importlib.util.find_spec(f"elgrande.cli.{area}") is not None:
             module = importlib.import_module(f"elgrande.cli.{area}")
             if hasattr(module, "register_bench"):
@@ -133,27 +139,41 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------
 
 
-def bench_games(players: int, seconds: float, seed: int = 0) -> dict[str, float]:
-    """Random full 9-round games for ``seconds``: games and decisions per second."""
-    config = GameConfig(players=players)
+# `bench engine --rules box`: random play passes at a veto window with this probability.
+BOX_PASS_PROBABILITY = 0.9
+
+
+def bench_games(players: int, seconds: float, seed: int = 0, rules: str = "yucata") -> dict[str, Any]:
+    """Random full 9-round games for ``seconds``: games and decisions per second. With
+    ``rules="box"`` also the veto windows per game (each holder's answer is a decision)."""
+    config = GameConfig(players=players, options=Options.preset(rules))
+    box = rules != "yucata"
     rng = random.Random(seed)
-    games = decisions = 0
+    games = decisions = windows = 0
     started = time.perf_counter()
     deadline = started + seconds
     while True:
         state = new_game(config)
         log: list = []
-        play_out(state, rng, log)
+        if box:
+            play_out(state, rng, log, pass_probability=BOX_PASS_PROBABILITY)
+            windows += sum(1 for a in log if a.kind in ("veto", "pass"))
+        else:
+            play_out(state, rng, log)
         games += 1
         decisions += len(log)
         now = time.perf_counter()
         if now >= deadline:
             break
     elapsed = now - started
-    return {"players": players, "games": games, "seconds": round(elapsed, 3),
-            "games_per_second": round(games / elapsed, 1),
-            "decisions_per_second": round(decisions / elapsed),
-            "decisions_per_game": round(decisions / games, 1)}
+    result: dict[str, Any] = {
+        "players": players, "games": games, "seconds": round(elapsed, 3),
+        "games_per_second": round(games / elapsed, 1),
+        "decisions_per_second": round(decisions / elapsed),
+        "decisions_per_game": round(decisions / games, 1)}
+    if box:
+        result["window_answers_per_game"] = round(windows / games, 2)
+    return result
 
 
 def bench_copy(repeat: int = 200_000) -> float:
@@ -181,18 +201,26 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
     counts = [args.players] if args.players else [2, 3, 4, 5]
     results = []
     for n in progress(counts, desc="player counts", unit="count", shown=len(counts) > 1):
-        results.append(bench_games(n, args.seconds))
+        results.append(bench_games(n, args.seconds, rules=args.rules))
     copy_us = bench_copy()
     report: dict[str, Any] = {"engine": results, "copy_microseconds": copy_us,
                               "python": sys.version.split()[0]}
+    if args.rules != "yucata":
+        report["rules"] = args.rules
+        report["pass_probability"] = BOX_PASS_PROBABILITY
     if args.json:
         print(json.dumps(report))
         return 0
-    print("random full 9-round games on one core")
-    print(f"{'players':>8} {'games/s':>10} {'decisions/s':>12} {'decisions/game':>15}")
+    box = args.rules != "yucata"
+    print("random full 9-round games on one core" + (
+        f", {args.rules} rules (a veto window is passed with probability {BOX_PASS_PROBABILITY})"
+        if box else ""))
+    print(f"{'players':>8} {'games/s':>10} {'decisions/s':>12} {'decisions/game':>15}"
+          + (f" {'window answers/game':>20}" if box else ""))
     for r in results:
         print(f"{r['players']:>8} {r['games_per_second']:>10} {r['decisions_per_second']:>12} "
-              f"{r['decisions_per_game']:>15}")
+              f"{r['decisions_per_game']:>15}"
+              + (f" {r['window_answers_per_game']:>20}" if box else ""))
     print(f"State.copy() on a mid-game 4-player state: {copy_us} µs")
     return 0
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 
 from .board import AREA_CODES, CASTILLO, NUM_AREAS, NUM_REGIONS, TILES, parse_area
-from .cards import CARDS, NUM_CARDS, parse_card
+from .cards import ALL_CARDS, NUM_CARDS, parse_card
 
 MAX_PLAYERS = 5
 CHANCE = -1
@@ -48,7 +48,9 @@ class Kind(IntEnum):
     KING = 23
     TILE = 24
     EVICT = 25
-    DONE = 26  # last, so that "stop here" sorts after the choices it ends
+    DONE = 26  # after the choices it ends, so that "stop here" sorts last
+    VETO = 27  # a veto window (box rules, rules.md §12.1): stop the special action
+    PASS = 28  # a veto window: let it go on
 
 
 KIND_NAMES = (
@@ -58,7 +60,7 @@ KIND_NAMES = (
     "place", "pick", "drop", "from", "option",
     "secret", "remove", "lose", "score",
     "retrieve", "grande", "court", "king", "tile", "evict",
-    "done",
+    "done", "veto", "pass",
 )
 assert len(KIND_NAMES) == len(Kind)
 _KINDS = tuple(Kind)
@@ -66,7 +68,7 @@ _KINDS = tuple(Kind)
 (
     HOME, KING_AT, START, REVEAL, BID, RECRUIT, RECALL, TAKE, DEPLOY, SPECIAL, END,
     PLACE, PICK, DROP, FROM, OPTION, SECRET, REMOVE, LOSE, SCORE,
-    RETRIEVE, GRANDE, COURT, KING, TILE, EVICT, DONE,
+    RETRIEVE, GRANDE, COURT, KING, TILE, EVICT, DONE, VETO, PASS,
 ) = (int(k) for k in Kind)
 CHANCE_KINDS = (HOME, KING_AT, START, REVEAL)
 LOSE_COURT = 10  # argument of LOSE meaning "from the court"
@@ -123,14 +125,14 @@ def _seat_text(seat: int) -> str:
 def _format(seat: int, kind: int, arg: int) -> str:
     who = _seat_text(seat)
     name = KIND_NAMES[kind]
-    if kind in (DEPLOY, SPECIAL, END, DONE):
+    if kind in (DEPLOY, SPECIAL, END, DONE, VETO, PASS):
         return f"{who} {name}"
     if kind in (BID, RECRUIT, RETRIEVE, COURT):
         return f"{who} {name} {arg}"
     if kind in (RECALL, PLACE, DROP, FROM, SECRET, SCORE, GRANDE, KING, KING_AT, EVICT):
         return f"{who} {name} {AREA_CODES[arg]}"
     if kind in (TAKE, REVEAL):
-        return f"{who} {name} {CARDS[arg].id}"
+        return f"{who} {name} {ALL_CARDS[arg].id}"
     if kind in (PICK, REMOVE, HOME):
         return f"{who} {name} p{arg // 10} {AREA_CODES[arg % 10]}"
     if kind == START:
@@ -150,9 +152,9 @@ def _arguments(kind: int) -> Sequence[int]:
     owner_region = [o * 10 + r for o in range(MAX_PLAYERS) for r in regions]
     return {
         HOME: owner_region, KING_AT: regions, START: range(MAX_PLAYERS),
-        REVEAL: [c.index for c in CARDS if c.stack < 5],
-        BID: range(1, 14), RECRUIT: range(7), RECALL: regions, TAKE: range(NUM_CARDS),
-        DEPLOY: [0], SPECIAL: [0], END: [0], DONE: [0],
+        REVEAL: [c.index for c in ALL_CARDS if c.stack < 5],
+        BID: range(1, 14), RECRUIT: range(7), RECALL: regions, TAKE: range(NUM_CARDS + 1),
+        DEPLOY: [0], SPECIAL: [0], END: [0], DONE: [0], VETO: [0], PASS: [0],
         PLACE: areas, PICK: owner_region, DROP: areas, FROM: regions, OPTION: range(2),
         SECRET: regions, REMOVE: owner_region, LOSE: list(regions) + [LOSE_COURT], SCORE: areas,
         RETRIEVE: range(1, 14), GRANDE: regions, COURT: range(3), KING: regions,

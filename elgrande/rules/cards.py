@@ -1,4 +1,5 @@
-"""Action cards: 32 kinds in 5 stacks (rules.md §5). Card texts are our own words."""
+"""Action cards: 32 kinds in 5 stacks (rules.md §5), and the Veto of the box rules
+(rules.md §12.1), a 33rd kind kept apart from ``CARDS``. Card texts are our own words."""
 
 from __future__ import annotations
 
@@ -64,8 +65,25 @@ STACK_SIZES = {s: sum(CARDS[i].copies for i in STACK_CARDS[s]) for s in STACK_CA
 assert STACK_SIZES == {1: 11, 2: 9, 3: 11, 4: 11, 5: 1}, STACK_SIZES
 
 
+# The Veto (rules.md §12.1): two copies in stack 2 with the option ``veto_cards`` (the box
+# rules). It is not in ``CARDS`` (Yucata's 32 kinds, which every Yucata game and view
+# lists); ``ALL_CARDS[VETO_CARD]`` is its kind, and with the option the state's ``copies``
+# has a 33rd entry for it.
+VETO = CardKind(NUM_CARDS, "2v", 2, 2, "Veto",
+                "Take it to hold a Veto this round and the next: once, stop the rest of another "
+                "player's special action.")
+VETO_CARD = VETO.index
+ALL_CARDS: tuple[CardKind, ...] = CARDS + (VETO,)
+ALL_CARD_INDEX = {c.id: c.index for c in ALL_CARDS}
+INITIAL_COPIES_WITH_VETO = INITIAL_COPIES + (VETO.copies,)
+STACK_CARDS_WITH_VETO = {**STACK_CARDS, 2: STACK_CARDS[2] + (VETO_CARD,)}
+assert sum(ALL_CARDS[i].copies for i in STACK_CARDS_WITH_VETO[2]) == 11
+
+
 def parse_card(text: str) -> int:
+    """The kind index of a card id (``"2v"``, the Veto, included)."""
     try:
-        return CARD_INDEX[text.lower()]
+        return ALL_CARD_INDEX[text.lower()]
     except KeyError:
-        raise ValueError(f"unknown action card {text!r}; expected one of 1a..1i, 2a..2g, 3a..3h, 4a..4g, 5a") from None
+        raise ValueError(f"unknown action card {text!r}; expected one of 1a..1i, 2a..2g, 2v (the Veto), "
+                         "3a..3h, 4a..4g, 5a") from None

@@ -25,7 +25,18 @@ from .board import (
     START_HOME,
     START_PROVINCES,
 )
-from .cards import CARD_INDEX, CARDS, INITIAL_COPIES, KING_CARD, NUM_CARDS, STACK_CARDS
+from .cards import (
+    ALL_CARDS,
+    CARD_INDEX,
+    CARDS,
+    INITIAL_COPIES,
+    INITIAL_COPIES_WITH_VETO,
+    KING_CARD,
+    NUM_CARDS,
+    STACK_CARDS,
+    STACK_CARDS_WITH_VETO,
+    VETO_CARD,
+)
 from .events import (
     AutoLoss,
     AutoRecall,
@@ -35,8 +46,10 @@ from .events import (
     SecretsRevealed,
     SetupDone,
     Skipped,
+    Vetoed,
+    VetoExpired,
 )
-from .scoring import awards_of, score_area
+from .scoring import area_points, awards_of, score_area
 from .state import (
     AFTER_DEPLOY,
     BID,
@@ -58,6 +71,13 @@ from .state import (
     LOSE_TWO,
     MOVE,
     MOVE_DROP,
+    NEXT_BEGIN,
+    NEXT_EFFECT,
+    NEXT_LOSE,
+    NEXT_REMOVE,
+    NEXT_REVEAL,
+    NEXT_SCORE,
+    NEXT_STEP,
     NO_PURPOSE,
     NOT_ASKED,
     OPTION,
@@ -72,11 +92,15 @@ from .state import (
     SECRET,
     SECRET_SCORING,
     SETUP,
+    SOURCE,
     SPECIAL_DONE,
     TAKE,
     TILE_MOVE,
+    VETO,
+    WINDOW_NEXT,
     GameConfig,
     State,
+    VetoState,
 )
 
 # Where apply() appends what happened (elgrande/rules/events.py), or None.
@@ -115,7 +139,7 @@ ILLEGAL_CODES = (NOT_AN_ACTION, GAME_IS_OVER, NOT_YOUR_DECISION, NOT_LEGAL_NOW, 
 _BID = A.table(A.BID, 14)
 _RECRUIT = A.table(A.RECRUIT, 7)
 _RECALL = A.table(A.RECALL, 9)
-_TAKE = A.table(A.TAKE, 32)
+_TAKE = A.table(A.TAKE, NUM_CARDS + 1)  # the Veto (box rules) is kind 32
 _PLACE = A.table(A.PLACE, 10)
 _PICK = A.table(A.PICK, 50)
 _DROP = A.table(A.DROP, 10)
@@ -131,12 +155,14 @@ _COURT = A.table(A.COURT, 3)
 _KING = A.table(A.KING, 9)
 _TILE = A.table(A.TILE, 20)
 _EVICT = A.table(A.EVICT, 9)
-_SINGLE = {k: [A.action(seat, k) for seat in range(A.MAX_PLAYERS)] for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE)}
-_DEPLOY, _SPECIAL, _END, _DONE = (_SINGLE[k] for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE))
+_SINGLE = {k: [A.action(seat, k) for seat in range(A.MAX_PLAYERS)]
+           for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE, A.VETO, A.PASS)}
+_DEPLOY, _SPECIAL, _END, _DONE, _VETO, _PASS = (
+    _SINGLE[k] for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE, A.VETO, A.PASS))
 _CHANCE_HOME = [A.action(CHANCE, A.HOME, p * 10 + r) for p in range(5) for r in range(9)]
 _CHANCE_KING = [A.action(CHANCE, A.KING_AT, r) for r in range(9)]
 _CHANCE_START = [A.action(CHANCE, A.START, p) for p in range(5)]
-_CHANCE_REVEAL = {c: A.action(CHANCE, A.REVEAL, c) for c in range(31)}
+_CHANCE_REVEAL = {c.index: A.action(CHANCE, A.REVEAL, c.index) for c in ALL_CARDS if c.stack < 5}
 
 # Deployment targets per King's region: its neighbours, then the Castillo.
 _DEPLOY_TARGETS = [NEIGHBOURS[k] + (CASTILLO,) for k in range(NUM_REGIONS)]
@@ -146,6 +172,7 @@ _MOVE_TARGETS = [
     for king in range(NUM_REGIONS)
 ]
 _ANY_BUT_KING = [tuple(r for r in range(NUM_REGIONS) if r != king) for king in range(NUM_REGIONS)]
+_ALL_REGIONS = tuple(range(NUM_REGIONS))
 
 CARD_1A, CARD_1B, CARD_1C, CARD_1D, CARD_1E, CARD_1F, CARD_1G, CARD_1H, CARD_1I = (
     CARD_INDEX[c] for c in ("1a", "1b", "1c", "1d", "1e", "1f", "1g", "1h", "1i"))
@@ -164,14 +191,16 @@ CARD_4A, CARD_4B, CARD_4C, CARD_4D, CARD_4E, CARD_4F, CARD_4G = (
 def new_game(config: GameConfig) -> State:
     """A fresh game at its first chance step (home regions, then the King, then start player)."""
     n = config.players
+    veto = config.options.veto_cards
     return State(
         config=config, n=n, phase=SETUP, round_index=0, ply=0,
         cab=[0] * (10 * n), court=[START_COURT] * n, provinces=[START_PROVINCES + START_HOME] * n,
         scores=[0] * n, grande=[-1] * n, king=-1, tiles=[-1, -1],
         hand=[0b11111111111110] * n, bids=[0] * n, start_player=-1, order=[], turn=0, active=-1,
-        copies=list(INITIAL_COPIES), available=[], card=-1, parts_done=0, deploy_left=0,
-        count_left=0, own_left=0, opp_left=0, any_left=0, source=-1, picked=-1,
-        arrived=[0] * (10 * n), queue=[], secret=[NOT_ASKED] * n, secret_purpose=NO_PURPOSE,
+        copies=list(INITIAL_COPIES_WITH_VETO if veto else INITIAL_COPIES), available=[], card=-1,
+        parts_done=0, deploy_left=0, count_left=0, own_left=0, opp_left=0, any_left=0, source=-1,
+        picked=-1, arrived=[0] * (10 * n), queue=[], secret=[NOT_ASKED] * n,
+        secret_purpose=NO_PURPOSE, veto=VetoState() if veto else None,
     )
 
 
@@ -310,6 +339,8 @@ def _actor(s: State) -> int:
         return (s.start_player + s.turn) % s.n
     if phase == LOSE:
         return s.queue[0]
+    if phase == VETO:
+        return s.veto.asking[0]  # type: ignore[union-attr]  # the phase exists with the Vetos only
     return s.active
 
 
@@ -377,14 +408,15 @@ def _begin_round(s: State) -> None:
 def _legal_reveal(s: State) -> list[Action]:
     stack = len(s.available) + 1
     copies = s.copies
-    return [_CHANCE_REVEAL[c] for c in STACK_CARDS[stack] if copies[c] > 0]
+    stacks = STACK_CARDS if s.veto is None else STACK_CARDS_WITH_VETO
+    return [_CHANCE_REVEAL[c] for c in stacks[stack] if copies[c] > 0]
 
 
 def _apply_reveal(s: State, arg: int, action: int, events: Events) -> None:
     s.copies[arg] -= 1
     s.available.append(arg)
     if events is not None:
-        events.append(Revealed(CARDS[arg].id))
+        events.append(Revealed(ALL_CARDS[arg].id))
     if len(s.available) == 4:
         s.available.append(KING_CARD)
         s.phase = BID
@@ -503,6 +535,8 @@ def _apply_take(s: State, c: int, action: int, events: Events) -> None:
     s.available.remove(c)
     s.card = c
     s.phase = CHOOSE
+    if c == VETO_CARD:
+        _take_veto(s)
 
 
 def _legal_choose(s: State) -> list[Action]:
@@ -528,7 +562,7 @@ def _apply_choose(s: State, arg: int, action: int, events: Events) -> None:
 
 def _begin_deployment(s: State, events: Events) -> None:
     p = s.active
-    s.deploy_left = CARDS[s.card].stack
+    s.deploy_left = ALL_CARDS[s.card].stack
     if s.court[p] == 0:  # only after the special action: "deploy" needs a court
         if events is not None:
             events.append(Skipped(p, "deployment"))
@@ -595,6 +629,8 @@ def _end_turn(s: State, events: Events) -> None:
 
 
 def _end_round(s: State, events: Events) -> None:
+    if s.veto is not None:
+        _expire_vetoes(s, events)
     bids = s.bids
     candidates: Sequence[int] = range(s.n)
     if not s.config.options.retrieved_card_counts_for_start:
@@ -621,7 +657,8 @@ def _next_round(s: State) -> None:
 
 def _begin_general_scoring(s: State, events: Events) -> None:
     n = s.n
-    everyone = s.config.options.castillo_pick_when_empty
+    options = s.config.options
+    everyone = options.castillo_pick_when_empty or options.castillo_hidden  # asked: not secret
     s.secret = [PENDING if everyone or s.cab[9 * n + p] else NOT_ASKED for p in range(n)]
     if PENDING in s.secret:
         s.secret_purpose = GENERAL
@@ -631,14 +668,17 @@ def _begin_general_scoring(s: State, events: Events) -> None:
 
 
 def _resolve_general_scoring(s: State, events: Events) -> None:
-    n, cab = s.n, s.cab
+    n, cab, king = s.n, s.cab, s.king
     score_area(s, CASTILLO, events=events, reason="general")
     for p in range(n):
         dest = s.secret[p]
         k = cab[9 * n + p]
         if k and dest >= 0:
             cab[9 * n + p] = 0
-            cab[dest * n + p] += k
+            if dest == king:  # only with castillo_to_king_region (box): back to the court
+                s.court[p] += k
+            else:
+                cab[dest * n + p] += k
     if events is not None:
         events.append(CastilloReleased(tuple(s.secret)))
     _clear_secret(s)
@@ -660,6 +700,8 @@ def _secret_choices(s: State, p: int) -> list[int]:
     purpose = s.secret_purpose
     king = s.king
     if purpose == GENERAL:
+        if s.config.options.castillo_to_king_region:
+            return list(_ALL_REGIONS)
         return list(_ANY_BUT_KING[king])
     if purpose == LOSE_ALL or purpose == LOSE_TWO:
         opts = s.config.options
@@ -675,6 +717,8 @@ def _secret_choices(s: State, p: int) -> list[int]:
         if s.config.options.secret_scoring_allows_king_region:
             return list(range(NUM_REGIONS))
         return list(_ANY_BUT_KING[king])
+    if s.config.options.eviction_must_leave:  # box: another region, not the King's
+        return [r for r in _ANY_BUT_KING[king] if r != s.source]
     return list(range(NUM_REGIONS))  # eviction: any region; source or King's sends to court
 
 
@@ -692,6 +736,13 @@ def _apply_secret(s: State, r: int, action: int, events: Events) -> None:
     s.secret[p] = r
     if PENDING in s.secret:
         return
+    if s.veto is not None and _watched(s) and s.secret_purpose != GENERAL and _parts(s):
+        _window(s, NEXT_REVEAL, events)  # before the reveal (box rules)
+        return
+    _reveal_secrets(s, events)
+
+
+def _reveal_secrets(s: State, events: Events) -> None:
     purpose = s.secret_purpose
     if events is not None:
         events.append(SecretsRevealed(purpose, tuple(s.secret)))
@@ -709,6 +760,12 @@ def _apply_secret(s: State, r: int, action: int, events: Events) -> None:
                 s.provinces[q] += k
     elif purpose == SECRET_SCORING:
         picks = [r for r in s.secret if r >= 0]
+        if s.veto is not None and _watched(s) and _parts(s):  # box: windows between regions
+            _clear_secret(s)
+            once = tuple(r for r in range(NUM_REGIONS) if picks.count(r) == 1)
+            s.veto = _vetoes(s)._replace(regions=once, progress=1)
+            _score_regions(s, events)
+            return
         for region in range(NUM_REGIONS):
             if picks.count(region) == 1:
                 score_area(s, region, events=events, reason="4f")
@@ -776,6 +833,9 @@ def _special_possible(s: State) -> bool:
 def _begin_special(s: State, events: Events) -> None:
     s.source = -1
     s.picked = -1
+    if s.veto is not None and _watched(s) and s.card not in _DECLARING:
+        _window(s, NEXT_BEGIN, events)  # box: the announcement window
+        return
     _SPECIALS[s.card].begin(s, events)
 
 
@@ -787,10 +847,189 @@ def _finish_special(s: State, events: Events) -> None:
     s.picked = -1
     s.queue = []
     s.own_left = s.opp_left = s.any_left = s.count_left = 0
+    v = s.veto
+    if v is not None and (v.declared >= 0 or v.regions or v.progress):
+        s.veto = v._replace(declared=-1, regions=(), progress=0)
     if s.parts_done & DEPLOYMENT_DONE:
         _end_turn(s, events)
     else:
         _begin_deployment(s, events)
+
+
+# ---------------------------------------------------------------------------------------
+# The Veto (box rules, rules.md §12.1). A special action with nothing to declare opens its
+# announcement window when it starts; one with a declaration opens it once the declaring
+# action is made (the effect then waits for the window). With veto_windows "parts" some
+# cards open further windows (see the handlers, and the table in docs/box-rules.md); with
+# "every_step" an Intrigue card also opens one before each further Caballero. A window
+# asks every other seat holding a Veto, clockwise from the active player's left; the first
+# "veto" ends the special action, when all pass it goes on (``_RESUME``).
+
+# Cards whose special action starts with a declaration (rules.md §12.1, the table).
+_DECLARING = frozenset({CARD_1B, CARD_1G, CARD_1I, CARD_2D, CARD_3C, CARD_4A, CARD_4B, CARD_4C,
+                        CARD_4D, CARD_4E, CARD_4G, KING_CARD})
+
+
+def _vetoes(s: State) -> VetoState:
+    v = s.veto
+    assert v is not None, "only games with the Veto cards have veto windows"
+    return v
+
+
+def _watched(s: State) -> bool:
+    """A seat other than the active one holds a Veto: this special action has windows.
+    Callers test ``s.veto is not None`` first (Yucata's games pay one attribute test).
+    (Holders cannot change during a special action; without any, it goes as in a game
+    without the Veto cards, but for 1g's declaration.)"""
+    v = s.veto
+    if v is None:
+        return False
+    h0, h1 = v.holder
+    a = s.active
+    return (h0 >= 0 and h0 != a) or (h1 >= 0 and h1 != a)
+
+
+def _parts(s: State) -> bool:
+    """Windows inside a special action, not only at its announcement."""
+    return s.config.options.veto_windows != "announcement"
+
+
+def _holders(s: State) -> tuple[int, ...]:
+    """Seats other than the active one holding a Veto, clockwise from the active's left."""
+    h0, h1 = _vetoes(s).holder
+    n, a = s.n, s.active
+    return tuple(q for q in ((a + i) % n for i in range(1, n)) if q == h0 or q == h1)
+
+
+def _window(s: State, resume: int, events: Events) -> None:
+    """Open a veto window before ``resume``; with nobody to ask, go straight on."""
+    asking = _holders(s)
+    if asking:
+        s.veto = _vetoes(s)._replace(asking=asking, resume=resume)
+        s.phase = VETO
+    else:
+        _RESUME[resume](s, events)
+
+
+def _declare(s: State, action: int, events: Events) -> None:
+    """The special action's declaration is made: its announcement window, then the effect."""
+    s.veto = _vetoes(s)._replace(declared=action)
+    _window(s, NEXT_EFFECT, events)
+
+
+def _take_veto(s: State) -> None:
+    """Taking a Veto card: it is held at once (public), nothing to decline or announce."""
+    v = _vetoes(s)
+    i = 0 if v.holder[0] < 0 else 1
+    holder, taken = list(v.holder), list(v.taken)
+    holder[i], taken[i] = s.active, s.round_index
+    s.veto = v._replace(holder=(holder[0], holder[1]), taken=(taken[0], taken[1]))
+    s.parts_done |= SPECIAL_DONE  # the card has no special action to carry out
+
+
+def _expire_vetoes(s: State, events: Events) -> None:
+    """End of a round: a Veto taken in the round before this one is discarded unused."""
+    v = _vetoes(s)
+    if v.holder[0] < 0 and v.holder[1] < 0:
+        return
+    holder, taken = list(v.holder), list(v.taken)
+    for i in (0, 1):
+        if holder[i] >= 0 and taken[i] < s.round_index:
+            if events is not None:
+                events.append(VetoExpired(holder[i], s.config.round_labels[taken[i]]))
+            holder[i] = taken[i] = -1
+    s.veto = v._replace(holder=(holder[0], holder[1]), taken=(taken[0], taken[1]))
+
+
+def _legal_veto(s: State) -> list[Action]:
+    q = _vetoes(s).asking[0]
+    return [_VETO[q], _PASS[q]]
+
+
+def _apply_veto(s: State, arg: int, action: int, events: Events) -> None:
+    v = _vetoes(s)
+    q = v.asking[0]
+    if (action >> 10) & 63 == A.PASS:
+        if len(v.asking) > 1:
+            s.veto = v._replace(asking=v.asking[1:])
+            return
+        s.veto = v._replace(asking=(), resume=-1)
+        _RESUME[v.resume](s, events)
+        return
+    # Spend the Veto that expires first (taken first).
+    mine = [i for i in (0, 1) if v.holder[i] == q]
+    i = min(mine, key=lambda j: v.taken[j])
+    holder, taken = list(v.holder), list(v.taken)
+    taken_round = s.config.round_labels[taken[i]]
+    holder[i] = taken[i] = -1
+    s.veto = v._replace(holder=(holder[0], holder[1]), taken=(taken[0], taken[1]), asking=(),
+                        resume=-1)
+    if events is not None:
+        events.append(Vetoed(q, s.active, ALL_CARDS[s.card].id, taken_round, WINDOW_NEXT[v.resume]))
+    if s.secret_purpose != NO_PURPOSE:  # a vetoed reveal never happens
+        _clear_secret(s)
+    _finish_special(s, events)
+
+
+def _resume_begin(s: State, events: Events) -> None:
+    _SPECIALS[s.card].begin(s, events)
+
+
+def _resume_effect(s: State, events: Events) -> None:
+    declared = _vetoes(s).declared
+    _EFFECTS[(declared >> 10) & 63](s, declared & 1023, events)
+
+
+def _step_phase(s: State) -> int:
+    """Where an Intrigue card goes on after an every_step window."""
+    card = s.card
+    if card == CARD_1C or (card == CARD_1I and s.source < 0):
+        return COURT_PLACE
+    if card == CARD_1B or card == CARD_1I:
+        return EMPTY_DROP
+    return MOVE
+
+
+def _resume_step(s: State, events: Events) -> None:
+    s.phase = _step_phase(s)
+
+
+def _score_regions(s: State, events: Events) -> None:
+    """Score ``veto.regions`` in order, a window before each that gives points once this
+    special action has changed something (scorings without points change nothing)."""
+    v = _vetoes(s)
+    first_only = s.card == CARD_3E
+    reason = CARDS[s.card].id
+    regions, progress = v.regions, v.progress
+    while regions:
+        area = regions[0]
+        if progress and any(area_points(s, area, first_only)):
+            s.veto = v._replace(regions=regions, progress=progress)
+            _window(s, NEXT_SCORE, events)
+            return
+        if any(score_area(s, area, first_only, events, reason)):
+            progress = 1
+        regions = regions[1:]
+    s.veto = v._replace(regions=(), progress=progress)
+    _finish_special(s, events)
+
+
+def _resume_score(s: State, events: Events) -> None:
+    v = _vetoes(s)
+    score_area(s, v.regions[0], s.card == CARD_3E, events, CARDS[s.card].id)
+    s.veto = v._replace(regions=v.regions[1:])
+    _score_regions(s, events)
+
+
+def _resume_remove(s: State, events: Events) -> None:
+    arg = s.picked
+    s.picked = -1
+    s.phase = REMOVE
+    _remove(s, arg, events)
+
+
+def _resume_lose(s: State, events: Events) -> None:
+    _settle_losses(s, events, asked=True)
 
 
 def _enter(phase: int) -> Callable[[State, Events], None]:
@@ -843,6 +1082,19 @@ def _legal_move_drop(s: State) -> list[Action]:
     return [row[a] for a in _MOVE_TARGETS[s.king][s.picked % 10]]
 
 
+def _legal_source(s: State) -> list[Action]:
+    row = _FROM[s.active]
+    return [row[r] for r in sorted({(a & 1023) % 10 for a in _movable_picks(s, 0, 0, 5, -1)})]
+
+
+def _apply_source(s: State, r: int, action: int, events: Events) -> None:
+    s.source = r
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        s.phase = MOVE
+
+
 def _apply_move_drop(s: State, dest: int, action: int, events: Events) -> None:
     n, p = s.n, s.active
     owner, src = divmod(s.picked, 10)
@@ -860,16 +1112,19 @@ def _apply_move_drop(s: State, dest: int, action: int, events: Events) -> None:
     s.phase = MOVE
     if not _movable_picks(s, s.own_left, s.opp_left, s.any_left, s.source):
         _finish_special(s, events)
+    elif s.veto is not None and _watched(s) and s.config.options.veto_windows == "every_step":
+        _window(s, NEXT_STEP, events)
 
 
-def _movement(own: int, opp: int, anyc: int) -> Special:
-    """A "move up to ..." card with budgets of own, opposing and any-colour Caballeros."""
+def _movement(own: int, opp: int, anyc: int, declares_source: bool = False) -> Special:
+    """A "move up to ..." card with budgets of own, opposing and any-colour Caballeros.
+    With the Veto cards, a card moving out of one region (1g) declares it first."""
     def possible(s: State) -> bool:
         return bool(_movable_picks(s, own, opp, anyc, -1))
 
     def begin(s: State, events: Events) -> None:
         s.own_left, s.opp_left, s.any_left = own, opp, anyc
-        s.phase = MOVE
+        s.phase = SOURCE if declares_source and s.veto is not None else MOVE
 
     return Special(begin, possible)
 
@@ -878,7 +1133,7 @@ _SPECIALS[CARD_1A] = _movement(0, 0, 3)
 _SPECIALS[CARD_1D] = _movement(2, 2, 0)
 _SPECIALS[CARD_1E] = _movement(4, 0, 0)
 _SPECIALS[CARD_1F] = _movement(0, 3, 0)
-_SPECIALS[CARD_1G] = _movement(0, 0, 5)  # out of one region: the first pick fixes s.source
+_SPECIALS[CARD_1G] = _movement(0, 0, 5, True)  # out of one region: the first pick (Veto: "from") fixes s.source
 _SPECIALS[CARD_1H] = _movement(0, 0, 4)
 
 
@@ -892,7 +1147,10 @@ def _legal_empty_choose(s: State) -> list[Action]:
 
 def _apply_empty_choose(s: State, r: int, action: int, events: Events) -> None:
     s.source = r
-    s.phase = EMPTY_DROP
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        s.phase = EMPTY_DROP
 
 
 def _legal_empty_drop(s: State) -> list[Action]:
@@ -913,6 +1171,8 @@ def _apply_empty_drop(s: State, dest: int, action: int, events: Events) -> None:
     s.cab[dest * n + p] += 1
     if s.cab[src * n + p] == 0:
         _finish_special(s, events)
+    elif s.veto is not None and _watched(s) and s.config.options.veto_windows == "every_step":
+        _window(s, NEXT_STEP, events)
 
 
 def _has_owned_region(s: State) -> bool:
@@ -941,6 +1201,8 @@ def _apply_court_place(s: State, area: int, action: int, events: Events) -> None
     s.count_left -= 1
     if s.count_left == 0 or s.court[p] == 0:
         _finish_special(s, events)
+    elif s.veto is not None and _watched(s) and s.config.options.veto_windows == "every_step":
+        _window(s, NEXT_STEP, events)
 
 
 def _has_court(s: State) -> bool:
@@ -970,10 +1232,12 @@ def _legal_option(s: State) -> list[Action]:
 
 
 def _apply_option(s: State, choice: int, action: int, events: Events) -> None:
-    if choice == 0:
-        _begin_court_place(s, events)
+    if choice == 1:
+        s.phase = EMPTY_CHOOSE  # 1b's effect: its "from" declares
+    elif s.veto is not None and _watched(s):
+        _declare(s, action, events)
     else:
-        s.phase = EMPTY_CHOOSE
+        _begin_court_place(s, events)
 
 
 _SPECIALS[CARD_1I] = Special(_enter(OPTION), lambda s: _has_court(s) or _has_owned_region(s))
@@ -990,7 +1254,10 @@ _SPECIALS[CARD_2E] = Special(lambda s, ev: _ask_secret(s, LOSE_TWO, _clockwise_o
 
 def _begin_2b(s: State, events: Events) -> None:
     s.queue = []
-    for q in _clockwise_opponents(s):
+    seats = _clockwise_opponents(s)
+    if s.config.options.card_2b_hits_everyone:  # box: the active player last
+        seats.append(s.active)
+    for q in seats:
         if _owned_regions(s, q):
             s.queue.append(q)
         elif events is not None:  # nothing of his the active player could pick
@@ -1007,6 +1274,14 @@ def _legal_remove(s: State) -> list[Action]:
 
 
 def _apply_remove(s: State, arg: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s) and _parts(s):  # box: a window before the removal
+        s.picked = arg
+        _window(s, NEXT_REMOVE, events)
+        return
+    _remove(s, arg, events)
+
+
+def _remove(s: State, arg: int, events: Events) -> None:
     q, r = divmod(arg, 10)
     s.cab[r * s.n + q] -= 1
     s.provinces[q] += 1
@@ -1027,9 +1302,12 @@ def _begin_2c(s: State, events: Events) -> None:
     _settle_losses(s, events)
 
 
-def _settle_losses(s: State, events: Events) -> None:
-    """Move to the next opponent who has a real choice; forced losses happen at once."""
+def _settle_losses(s: State, events: Events, asked: bool = False) -> None:
+    """Move to the next opponent who has a real choice; forced losses happen at once.
+    Box (veto_windows "parts"): a window before each opponent's losses but the first's
+    (the announcement window was just before them); ``asked``: it has been held."""
     n = s.n
+    windows = s.veto is not None and _watched(s) and _parts(s)
     while s.queue:
         q = s.queue[0]
         regions = _owned_regions(s, q)
@@ -1038,6 +1316,9 @@ def _settle_losses(s: State, events: Events) -> None:
         if eligible == 0:
             if events is not None:
                 events.append(Skipped(q, "2c"))
+        elif windows and not asked and s.count_left == 3 and _vetoes(s).progress:
+            _window(s, NEXT_LOSE, events)
+            return
         elif eligible <= s.count_left or sources == 1:  # no choice: lose as many as possible
             left = s.count_left
             take = min(left, s.court[q])
@@ -1054,9 +1335,12 @@ def _settle_losses(s: State, events: Events) -> None:
                 left -= k
             if events is not None:
                 events.append(AutoLoss(q, take, tuple(lost)))
+            if windows:
+                s.veto = _vetoes(s)._replace(progress=1)
         else:
             s.phase = LOSE
             return
+        asked = False
         s.queue.pop(0)
         s.count_left = 3
     _finish_special(s, events)
@@ -1079,6 +1363,8 @@ def _apply_lose(s: State, where: int, action: int, events: Events) -> None:
         s.cab[where * s.n + q] -= 1
     s.provinces[q] += 1
     s.count_left -= 1
+    if s.veto is not None and _watched(s) and not _vetoes(s).progress:
+        s.veto = _vetoes(s)._replace(progress=1)
     if s.count_left == 0:
         s.queue.pop(0)
         s.count_left = 3
@@ -1115,6 +1401,13 @@ def _legal_score_choice(s: State) -> list[Action]:
 
 
 def _apply_score_choice(s: State, area: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_score_choice(s, area, events)
+
+
+def _do_score_choice(s: State, area: int, events: Events) -> None:
     score_area(s, area, events=events, reason=CARDS[s.card].id)
     _finish_special(s, events)
 
@@ -1164,23 +1457,53 @@ def _score_first_only(s: State, events: Events) -> None:
         score_area(s, r, first_only=True, events=events, reason="3e")
 
 
-def _automatic(scoring: Callable[[State, Events], None]) -> Special:
-    """A card whose special action is a scoring with no choice in it."""
+def _automatic(scoring: Callable[[State, Events], None],
+               targets: Callable[[State], list[int]] | None = None) -> Special:
+    """A card whose special action is a scoring with no choice in it. ``targets``: the
+    areas it scores, in order, for the box rules' windows between them."""
     def begin(s: State, events: Events) -> None:
+        if targets is not None and s.veto is not None and _watched(s) and _parts(s):
+            s.veto = _vetoes(s)._replace(regions=tuple(targets(s)), progress=0)
+            _score_regions(s, events)
+            return
         scoring(s, events)
         _finish_special(s, events)
     return Special(begin)
 
 
-_SPECIALS[CARD_3A] = _automatic(_score_most)
+def _most_targets(s: State) -> list[int]:
+    totals = _region_totals(s)
+    best = max(totals)
+    return [r for r in range(NUM_REGIONS) if totals[r] == best] if best else []
+
+
+def _fewest_targets(s: State) -> list[int]:
+    totals = _region_totals(s)
+    occupied = [t for t in totals if t]
+    return [r for r in range(NUM_REGIONS) if totals[r] == min(occupied)] if occupied else []
+
+
+def _value_targets(values: tuple[int, ...], castillo_option: bool) -> Callable[[State], list[int]]:
+    def targets(s: State) -> list[int]:
+        out = [a for a in range(NUM_REGIONS) if awards_of(s, a)[0] in values]
+        if castillo_option and s.config.options.value_scoring_includes_castillo \
+                and awards_of(s, CASTILLO)[0] in values:
+            out.append(CASTILLO)
+        return out
+    return targets
+
+
+_SPECIALS[CARD_3A] = _automatic(_score_most, _most_targets)
 _SPECIALS[CARD_3B] = _automatic(lambda s, ev: _score_by_first_award(
-    s, (4,), s.config.options.value_scoring_includes_castillo, "3b", ev))
-_SPECIALS[CARD_3D] = _automatic(_score_fewest)
-_SPECIALS[CARD_3E] = _automatic(_score_first_only)
-_SPECIALS[CARD_3F] = _automatic(_score_castillo)
+    s, (4,), s.config.options.value_scoring_includes_castillo, "3b", ev), _value_targets((4,), True))
+_SPECIALS[CARD_3D] = _automatic(_score_fewest, _fewest_targets)
+_SPECIALS[CARD_3E] = _automatic(_score_first_only, lambda s: list(range(NUM_REGIONS)))
+_SPECIALS[CARD_3F] = _automatic(_score_castillo)  # one effect: the announcement window only
 _SPECIALS[CARD_3G] = _automatic(lambda s, ev: _score_by_first_award(
-    s, (6, 7), s.config.options.value_scoring_includes_castillo, "3g", ev))
-_SPECIALS[CARD_3H] = _automatic(lambda s, ev: _score_by_first_award(s, (5,), False, "3h", ev))
+    s, (6, 7), s.config.options.value_scoring_includes_castillo, "3g", ev),
+    _value_targets((6, 7), True))
+_SPECIALS[CARD_3H] = _automatic(lambda s, ev: _score_by_first_award(s, (5,), False, "3h", ev),
+                                _value_targets((5,), False))
 
 
 # --- 4a: a played power card back into the hand
@@ -1200,6 +1523,13 @@ def _legal_retrieve(s: State) -> list[Action]:
 
 
 def _apply_retrieve(s: State, v: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_retrieve(s, v, events)
+
+
+def _do_retrieve(s: State, v: int, events: Events) -> None:
     s.hand[s.active] |= 1 << v
     _finish_special(s, events)
 
@@ -1218,6 +1548,13 @@ def _legal_grande(s: State) -> list[Action]:
 
 
 def _apply_grande(s: State, r: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_grande(s, r, events)
+
+
+def _do_grande(s: State, r: int, events: Events) -> None:
     s.grande[s.active] = r
     _finish_special(s, events)
 
@@ -1242,6 +1579,13 @@ def _legal_court_card(s: State) -> list[Action]:
 
 
 def _apply_court_card(s: State, k: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_court_card(s, k, events)
+
+
+def _do_court_card(s: State, k: int, events: Events) -> None:
     p = s.active
     taken = min(k, s.provinces[p])
     s.provinces[p] -= taken
@@ -1262,6 +1606,13 @@ def _legal_king(s: State) -> list[Action]:
 
 
 def _apply_king(s: State, r: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_king(s, r, events)
+
+
+def _do_king(s: State, r: int, events: Events) -> None:
     s.king = r
     _finish_special(s, events)
 
@@ -1291,6 +1642,13 @@ def _legal_tile(s: State) -> list[Action]:
 
 
 def _apply_tile(s: State, arg: int, action: int, events: Events) -> None:
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_tile(s, arg, events)
+
+
+def _do_tile(s: State, arg: int, events: Events) -> None:
     t, area = divmod(arg, 10)
     s.tiles[t] = area
     _finish_special(s, events)
@@ -1314,6 +1672,13 @@ def _legal_evict(s: State) -> list[Action]:
 
 def _apply_evict(s: State, r: int, action: int, events: Events) -> None:
     s.source = r
+    if s.veto is not None and _watched(s):
+        _declare(s, action, events)
+    else:
+        _do_evict(s, r, events)
+
+
+def _do_evict(s: State, r: int, events: Events) -> None:
     n = s.n
     seats = [q for q in _clockwise_opponents(s) if s.cab[r * n + q] > 0]
     _ask_secret(s, EVICTION, seats, events)
@@ -1321,6 +1686,29 @@ def _apply_evict(s: State, r: int, action: int, events: Events) -> None:
 
 _SPECIALS[CARD_4G] = Special(_enter(EVICT))
 assert sorted(_SPECIALS) == list(range(NUM_CARDS)), "every card kind needs its special action"
+# The Veto (box rules) has none: taking it is all it does (``_take_veto``).
+
+
+def _effect_from(s: State, r: int, events: Events) -> None:
+    s.phase = MOVE if s.card == CARD_1G else EMPTY_DROP  # s.source is set
+
+
+def _effect_option(s: State, choice: int, events: Events) -> None:
+    _begin_court_place(s, events)  # only 1i's first option declares by itself
+
+
+# Box rules: what a declaration does once its window has passed, by the declaring verb.
+_EFFECTS: dict[int, Callable[[State, int, Events], None]] = {
+    A.FROM: _effect_from, A.OPTION: _effect_option, A.SCORE: _do_score_choice,
+    A.RETRIEVE: _do_retrieve, A.GRANDE: _do_grande, A.COURT: _do_court_card, A.KING: _do_king,
+    A.TILE: _do_tile, A.EVICT: _do_evict,
+}
+# What follows a window when every holder has passed, by VetoState.resume (WINDOW_NEXT).
+_RESUME: tuple[Callable[[State, Events], None], ...] = (
+    _resume_begin, _resume_effect, _reveal_secrets, _resume_score, _resume_remove, _resume_lose,
+    _resume_step,
+)
+assert len(_RESUME) == len(WINDOW_NEXT)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1363,6 +1751,8 @@ for _phase, _legal, _apply in (
     (KING_MOVE, _legal_king, _apply_king),
     (TILE_MOVE, _legal_tile, _apply_tile),
     (EVICT, _legal_evict, _apply_evict),
+    (VETO, _legal_veto, _apply_veto),
+    (SOURCE, _legal_source, _apply_source),
 ):
     _LEGAL[_phase] = _legal
     _APPLY[_phase] = _apply

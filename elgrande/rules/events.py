@@ -128,6 +128,33 @@ class Skipped(Event):
     step: str
 
 
+@dataclass(frozen=True, slots=True)
+class Vetoed(Event):
+    """Box rules: ``seat`` spent a Veto at a window of ``active``'s special action (card
+    ``card``), which stops there. ``taken_round`` is the round (label) that Veto was taken
+    in (a seat holding both spends the one taken first); ``stopped`` is what the window
+    preceded (``"begin"``, ``"effect"``, ``"reveal"``, ``"score"``, ``"remove"``,
+    ``"lose"``, ``"step"``: see docs/api.md, "Veto windows")."""
+
+    type: ClassVar[str] = "vetoed"
+    seat: int
+    active: int
+    card: str
+    taken_round: int
+    stopped: str
+
+
+@dataclass(frozen=True, slots=True)
+class VetoExpired(Event):
+    """Box rules: at the end of the round after the one it was taken in (``taken_round``,
+    a label), ``seat``'s unused Veto is discarded."""
+
+    type: ClassVar[str] = "veto_expired"
+    seat: int
+    taken_round: int
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     SetupDone, Revealed, Scored, CastilloReleased, SecretsRevealed, AutoRecall, AutoLoss, Skipped,
+    Vetoed, VetoExpired,
 )

@@ -47,6 +47,17 @@ def awards_of(s: State, area: int) -> tuple[int, int, int]:
 def score_area(s: State, area: int, first_only: bool = False, events: list[Event] | None = None,
                reason: str = "") -> list[int]:
     """Score one region or the Castillo into ``s.scores``; returns the points per seat."""
+    points = area_points(s, area, first_only)
+    scores = s.scores
+    for p in range(s.n):
+        scores[p] += points[p]
+    if events is not None:
+        events.append(Scored(area, tuple(points), reason))
+    return points
+
+
+def area_points(s: State, area: int, first_only: bool = False) -> list[int]:
+    """The points per seat that scoring the area now would give (nothing is changed)."""
     n = s.n
     counts = s.cab[area * n: area * n + n]
     awards = awards_of(s, area)
@@ -63,9 +74,4 @@ def score_area(s: State, area: int, first_only: bool = False, events: list[Event
             points[leader] += 2
         if s.king == area:
             points[leader] += 2
-    scores = s.scores
-    for p in range(n):
-        scores[p] += points[p]
-    if events is not None:
-        events.append(Scored(area, tuple(points), reason))
     return points

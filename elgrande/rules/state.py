@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
+from .actions import from_code, parse_action
 from .board import CABALLEROS_PER_PLAYER, NUM_AREAS, NUM_REGIONS, ROUNDS_6, ROUNDS_9
-from .cards import INITIAL_COPIES, NUM_CARDS
+from .cards import INITIAL_COPIES, INITIAL_COPIES_WITH_VETO, NUM_CARDS
 
 FORMAT_VERSION = 1
 
@@ -45,16 +46,81 @@ class Options:
     #: A25: the King's region may be picked in card 4f's secret scoring.
     secret_scoring_allows_king_region: bool = True
 
-    def to_dict(self) -> dict[str, bool]:
-        return asdict(self)
+    # The publisher's rules (rules.md §12): each row of §8 turned back to the box. All off
+    # is Yucata's rule set (the default); the preset ``Options.preset("box")`` turns them on.
+    #: §12.1 (Y1): stack 2 holds the two Veto cards (card ``2v``, 11 cards in the stack).
+    veto_cards: bool = False
+    #: §12.1: where a held Veto can stop another player's special action: ``"parts"`` (the
+    #: table of §12.1), ``"announcement"`` (only once the action is announced) or
+    #: ``"every_step"`` (``parts``, and before each further Caballero an Intrigue card moves
+    #: or places). Only read with ``veto_cards``.
+    veto_windows: str = "parts"
+    #: §12 Y2: the Castillo's split by colour is not shown (views and redacted states carry
+    #: its total); everyone picks a Castillo destination at a general scoring.
+    castillo_hidden: bool = False
+    #: §12 Y3: card 2b also takes one of the active player's own Caballeros (he picks it).
+    card_2b_hits_everyone: bool = False
+    #: §12 Y4: the King's region may be picked as a Castillo destination; those Caballeros
+    #: go back to the court.
+    castillo_to_king_region: bool = False
+    #: §12 Y5: card 4g's opponents must pick a region other than the named one and the King's.
+    eviction_must_leave: bool = False
+
+    def __post_init__(self) -> None:
+        if self.veto_windows not in VETO_WINDOWS:
+            raise ValueError(f"veto_windows must be one of {', '.join(VETO_WINDOWS)}, "
+                             f"not {self.veto_windows!r}")
+
+    @classmethod
+    def preset(cls, rule_set: str) -> Options:
+        """The options of a named rule set: ``"yucata"`` (the default) or ``"box"``."""
+        try:
+            return cls(**RULE_SETS[rule_set])
+        except KeyError:
+            raise ValueError(f"unknown rule set {rule_set!r}; expected one of "
+                             f"{', '.join(RULE_SETS)}") from None
+
+    @property
+    def rule_set(self) -> str:
+        """``"yucata"`` with every box rule off, ``"box"`` with all five on (any
+        ``veto_windows``), ``"custom"`` otherwise."""
+        on = [getattr(self, name) for name in BOX_RULES]
+        if not any(on):
+            return "yucata"
+        return "box" if all(on) else "custom"
+
+    def to_dict(self) -> dict[str, bool | str]:
+        """Every option; the box rules' options only where they differ from Yucata's
+        (so a Yucata game's JSON form is what it was before they existed)."""
+        data: dict[str, bool | str] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name not in _BOX_FIELDS or value != f.default:
+                data[f.name] = value
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Options:
+        """The options ``to_dict`` gave. A ``"rule_set"`` key (``"yucata"``, ``"box"``)
+        starts from that preset; the other keys override it."""
+        data = dict(data)
+        base = cls.preset(data.pop("rule_set")) if "rule_set" in data else cls()
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown rule options: {', '.join(sorted(unknown))}")
-        return cls(**data)
+        return replace(base, **data)
+
+
+VETO_WINDOWS = ("parts", "announcement", "every_step")
+# The options of §12, one per row of §8 (veto_windows only shapes the first).
+BOX_RULES = ("veto_cards", "castillo_hidden", "card_2b_hits_everyone",
+             "castillo_to_king_region", "eviction_must_leave")
+_BOX_FIELDS = BOX_RULES + ("veto_windows",)
+RULE_SETS: dict[str, dict[str, Any]] = {
+    "yucata": {},
+    "box": {name: True for name in BOX_RULES},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,13 +195,15 @@ class Phase(IntEnum):
     TILE_MOVE = 23  # 4e
     EVICT = 24  # 4g: the region to name
     GAME_OVER = 25
+    VETO = 26  # box rules: a veto window, the holder at the head of the queue decides
+    SOURCE = 27  # box rules: 1g declares the region its Caballeros leave
 
 
 PHASE_NAMES = (
     "setup", "reveal", "bid", "recruit", "recall", "take", "choose", "deploy", "after_deploy",
     "move", "move_drop", "empty_choose", "empty_drop", "court_place", "option", "secret",
     "remove", "lose", "score_choice", "retrieve", "grande", "court_card", "king", "tile",
-    "evict", "game_over",
+    "evict", "game_over", "veto", "source",
 )
 assert len(PHASE_NAMES) == len(Phase)
 # Module-level names of the phases. The engine stores and compares these plain ints: an
@@ -145,7 +213,7 @@ assert len(PHASE_NAMES) == len(Phase)
     SETUP, REVEAL, BID, RECRUIT, RECALL, TAKE, CHOOSE, DEPLOY, AFTER_DEPLOY,
     MOVE, MOVE_DROP, EMPTY_CHOOSE, EMPTY_DROP, COURT_PLACE, OPTION, SECRET,
     REMOVE, LOSE, SCORE_CHOICE, RETRIEVE, GRANDE_MOVE, COURT_CARD, KING_MOVE, TILE_MOVE,
-    EVICT, GAME_OVER,
+    EVICT, GAME_OVER, VETO, SOURCE,
 ) = (int(p) for p in Phase)
 CHANCE_PHASES = (SETUP, REVEAL)
 
@@ -170,6 +238,73 @@ NOT_ASKED, PENDING = -2, -1
 
 # Bits of State.parts_done.
 DEPLOYMENT_DONE, SPECIAL_DONE = 1, 2
+
+# What follows a veto window when every holder passes (VetoState.resume; names in JSON).
+WINDOW_NEXT = ("begin", "effect", "reveal", "score", "remove", "lose", "step")
+(NEXT_BEGIN, NEXT_EFFECT, NEXT_REVEAL, NEXT_SCORE, NEXT_REMOVE, NEXT_LOSE,
+ NEXT_STEP) = range(len(WINDOW_NEXT))
+
+
+class VetoState(NamedTuple):
+    """The Vetos and the open veto window (box rules, rules.md §12.1): ``State.veto``.
+
+    Immutable (a new one replaces it on a change), so that ``State.copy`` shares it; None
+    in a game without the Veto cards.
+    """
+
+    #: Seat holding each of the two Veto cards, -1 while in the stack, discarded or used.
+    holder: tuple[int, int] = (-1, -1)
+    #: ``round_index`` of the round each was taken in, -1 as for ``holder``.
+    taken: tuple[int, int] = (-1, -1)
+    #: Holders still to answer the open window, in order; the first decides now.
+    asking: tuple[int, ...] = ()
+    #: What happens when they all pass (``WINDOW_NEXT``), -1 while no window is open.
+    resume: int = -1
+    #: The action (code) that made this special action's declaration, -1 none.
+    declared: int = -1
+    #: Areas still to be scored by this special action's scoring (with windows).
+    regions: tuple[int, ...] = ()
+    #: 1 once this special action has changed something since its announcement window
+    #: (a region gave points, an opponent lost Caballeros).
+    progress: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "holder": list(self.holder), "taken": list(self.taken), "asking": list(self.asking),
+            "resume": WINDOW_NEXT[self.resume] if self.resume >= 0 else None,
+            "declared": str(from_code(self.declared)) if self.declared >= 0 else None,
+            "regions": list(self.regions), "progress": self.progress,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> VetoState:
+        if not isinstance(data, dict):
+            raise ValueError("state data: veto must be an object")
+        try:
+            resume, declared = data["resume"], data["declared"]
+            lists = {k: data[k] for k in ("holder", "taken", "asking", "regions")}
+            progress = data["progress"]
+        except KeyError as missing:
+            raise ValueError(f"state data: veto lacks field {missing}") from None
+        for name, value in lists.items():
+            if not isinstance(value, list) or not all(_is_int(v) for v in value):
+                raise ValueError(f"state data: veto.{name} must be a list of integers")
+        if len(lists["holder"]) != 2 or len(lists["taken"]) != 2:
+            raise ValueError("state data: veto.holder and veto.taken must hold 2 integers")
+        if resume is not None and resume not in WINDOW_NEXT:
+            raise ValueError(f"state data: unknown veto.resume {resume!r}")
+        if progress not in (0, 1):
+            raise ValueError("state data: veto.progress must be 0 or 1")
+        try:
+            code = -1 if declared is None else int(parse_action(declared))
+        except (ValueError, TypeError):
+            raise ValueError(f"state data: veto.declared {declared!r} is not an action") from None
+        return cls(
+            holder=(lists["holder"][0], lists["holder"][1]),
+            taken=(lists["taken"][0], lists["taken"][1]),
+            asking=tuple(lists["asking"]), resume=-1 if resume is None else WINDOW_NEXT.index(resume),
+            declared=code, regions=tuple(lists["regions"]), progress=progress,
+        )
 
 
 @dataclass(slots=True)
@@ -215,6 +350,7 @@ class State:
     queue: list[int]  # opponents still to be handled, in clockwise order (2b, 2c)
     secret: list[int]  # per seat: NOT_ASKED, PENDING or the chosen region
     secret_purpose: int  # a SecretPurpose value, -1 (NONE) when no secret choice is pending
+    veto: VetoState | None = None  # the Vetos and the open window; None without the Veto cards
     legal_cache: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> State:
@@ -252,6 +388,7 @@ class State:
         s.queue = self.queue[:]
         s.secret = self.secret[:]
         s.secret_purpose = self.secret_purpose
+        s.veto = self.veto
         s.legal_cache = self.legal_cache
         return s
 
@@ -285,6 +422,8 @@ class State:
             data[name] = value[:] if isinstance(value, list) else value
         data["phase"] = PHASE_NAMES[self.phase]
         data["secret_purpose"] = SECRET_PURPOSES[self.secret_purpose] if self.secret_purpose >= 0 else None
+        if self.veto is not None:  # only in games with the Veto cards
+            data["veto"] = self.veto.to_dict()
         return data
 
     @classmethod
@@ -309,6 +448,12 @@ class State:
             raise ValueError(f"state data: unknown secret_purpose {purpose!r}")
         values["phase"] = PHASE_NAMES.index(phase)
         values["secret_purpose"] = NO_PURPOSE if purpose is None else SECRET_PURPOSES.index(purpose)
+        if config.options.veto_cards:
+            if "veto" not in data:
+                raise ValueError("state data lacks field 'veto' (the game has the Veto cards)")
+            values["veto"] = VetoState.from_dict(data["veto"])
+        elif data.get("veto") is not None:
+            raise ValueError("state data: veto given, but the game has no Veto cards")
         state = cls(config=config, **values)
         _check_shapes(state)
         _check_consistency(state)
@@ -324,7 +469,8 @@ def _enum_or_int(enum: type[IntEnum], value: int) -> IntEnum | int:
 
 _new_state = object.__new__
 _SERIALISED = tuple(
-    f.name for f in fields(State) if f.name not in ("config", "phase", "secret_purpose", "legal_cache")
+    f.name for f in fields(State)
+    if f.name not in ("config", "phase", "secret_purpose", "veto", "legal_cache")
 )
 _LISTS = ("cab", "court", "provinces", "scores", "grande", "tiles", "hand", "bids", "order",
           "copies", "available", "arrived", "queue", "secret")
@@ -347,7 +493,8 @@ def _check_shapes(s: State) -> None:
         raise ValueError("state data: n differs from config.players")
     expected = {
         "cab": 10 * n, "court": n, "provinces": n, "scores": n, "grande": n, "tiles": 2,
-        "hand": n, "bids": n, "copies": NUM_CARDS, "arrived": 10 * n, "secret": n,
+        "hand": n, "bids": n, "copies": NUM_CARDS + (1 if s.config.options.veto_cards else 0),
+        "arrived": 10 * n, "secret": n,
     }
     for name, size in expected.items():
         if len(getattr(s, name)) != size:
@@ -398,12 +545,14 @@ def _check_consistency(s: State) -> None:
     bids = [b for b in s.bids if b]
     if len(set(bids)) != len(bids):
         raise bad("two seats bid the same power card")
-    within("copies", s.copies, 0, max(INITIAL_COPIES))
+    printed = INITIAL_COPIES_WITH_VETO if s.veto is not None else INITIAL_COPIES
+    kinds = len(printed)
+    within("copies", s.copies, 0, max(printed))
     for c, left in enumerate(s.copies):
-        if left > INITIAL_COPIES[c]:
-            raise bad(f"copies[{c}] is {left}, more than the {INITIAL_COPIES[c]} printed")
-    within("available", s.available, 0, NUM_CARDS - 1)
-    if not -1 <= s.card < NUM_CARDS:
+        if left > printed[c]:
+            raise bad(f"copies[{c}] is {left}, more than the {printed[c]} printed")
+    within("available", s.available, 0, kinds - 1)
+    if not -1 <= s.card < kinds:
         raise bad(f"card is {s.card}, not a card kind")
     for name in ("start_player", "active"):
         if not -1 <= getattr(s, name) < n:
@@ -420,7 +569,17 @@ def _check_consistency(s: State) -> None:
     if s.picked != -1 and not (0 <= s.picked // 10 < n and 0 <= s.picked % 10 < NUM_REGIONS):
         raise bad(f"picked is {s.picked}, not owner * 10 + region")
     within("secret", s.secret, NOT_ASKED, NUM_REGIONS - 1)
-    if s.phase == SECRET:
+    vs = s.veto
+    if vs is not None:
+        _check_vetoes(s, vs, bad)
+    elif s.phase in (VETO, SOURCE):
+        raise bad(f"phase {PHASE_NAMES[s.phase]} needs the Veto cards")
+    if s.phase == VETO and vs is not None and vs.resume == NEXT_REVEAL:
+        # The window before a reveal: the choices are in (a redacted state shows the
+        # others' as pending) and not yet revealed.
+        if s.secret_purpose == NO_PURPOSE:
+            raise bad("a veto window before a reveal needs a secret purpose")
+    elif s.phase == SECRET:
         if s.secret_purpose == NO_PURPOSE or PENDING not in s.secret:
             raise bad("the secret phase needs a purpose and a seat still to choose")
     elif s.secret_purpose != NO_PURPOSE or any(v != NOT_ASKED for v in s.secret):
@@ -428,3 +587,21 @@ def _check_consistency(s: State) -> None:
     between_turns = s.phase in (SETUP, REVEAL, BID, GAME_OVER) or s.secret_purpose == GENERAL
     if not between_turns and s.active < 0:
         raise bad(f"phase {PHASE_NAMES[s.phase]} is part of a turn, but no seat is active")
+
+
+def _check_vetoes(s: State, v: VetoState, bad: Any) -> None:
+    n = s.n
+    for h, r in zip(v.holder, v.taken, strict=True):
+        if not -1 <= h < n:
+            raise bad(f"veto.holder {h} is not a seat")
+        if (h < 0) != (r < 0) or not -1 <= r <= s.round_index:
+            raise bad(f"veto.taken {r} does not fit veto.holder {h} in round_index {s.round_index}")
+    if not all(0 <= q < n and q in v.holder and q != s.active for q in v.asking):
+        raise bad("veto.asking must list holders other than the active seat")
+    if not all(0 <= a < NUM_AREAS for a in v.regions):
+        raise bad("veto.regions must be areas")
+    if s.phase == VETO:
+        if not v.asking or v.resume < 0:
+            raise bad("a veto window needs a holder to ask and what follows it")
+    elif v.asking or v.resume >= 0:
+        raise bad(f"a veto window is open outside the veto phase ({PHASE_NAMES[s.phase]})")

@@ -6,6 +6,7 @@ import random
 
 from elgrande.rules import (
     GameConfig,
+    Options,
     State,
     apply,
     is_chance,
@@ -15,30 +16,35 @@ from elgrande.rules import (
     resolve_chance,
     to_act,
 )
-from elgrande.rules.state import CHANCE_PHASES, GAME_OVER, PHASE_NAMES
+from elgrande.rules.state import CHANCE_PHASES, GAME_OVER, PHASE_NAMES, SOURCE, VETO
 
 DECISION_PHASES = frozenset(
     name for i, name in enumerate(PHASE_NAMES) if i not in CHANCE_PHASES and i != GAME_OVER
 )
+# Phases only the box rules have (rules.md §12: the Veto's windows, 1g's declaration).
+BOX_PHASES = frozenset({PHASE_NAMES[VETO], PHASE_NAMES[SOURCE]})
 
 
 def positions_by_phase(players: int, seed: int = 0, max_games: int = 400) -> dict[str, State]:
-    """The first position met in each decision phase, with a genuine choice to make."""
+    """The first position met in each decision phase, with a genuine choice to make: Yucata's
+    phases in Yucata's games, then the box rules' own phases in box games."""
     found: dict[str, State] = {}
-    rng = random.Random(f"positions:{players}:{seed}")
-    for _ in range(max_games):
-        state = new_game(GameConfig(players=players))
-        while not is_terminal(state):
-            if is_chance(state):
-                resolve_chance(state, rng)
-                continue
-            seat = to_act(state)[0]
-            legal = legal_actions(state, seat)
-            if state.phase_name not in found and len(legal) > 1:
-                found[state.phase_name] = state.copy()
-            apply(state, rng.choice(legal))
-        if set(found) >= DECISION_PHASES:
-            break
+    for options, phases, label in ((Options(), DECISION_PHASES - BOX_PHASES, "positions"),
+                                   (Options.preset("box"), DECISION_PHASES, "box positions")):
+        rng = random.Random(f"{label}:{players}:{seed}")
+        for _ in range(max_games):
+            if set(found) >= phases:
+                break
+            state = new_game(GameConfig(players=players, options=options))
+            while not is_terminal(state):
+                if is_chance(state):
+                    resolve_chance(state, rng)
+                    continue
+                seat = to_act(state)[0]
+                legal = legal_actions(state, seat)
+                if state.phase_name not in found and state.phase_name in phases and len(legal) > 1:
+                    found[state.phase_name] = state.copy()
+                apply(state, rng.choice(legal))
     return found
 
 

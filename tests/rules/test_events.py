@@ -22,7 +22,7 @@ from elgrande.rules import (
     apply,
     new_game,
 )
-from elgrande.rules.events import EVENT_TYPES
+from elgrande.rules.events import EVENT_TYPES, Vetoed, VetoExpired
 
 from .scenario import legal, play, scenario
 
@@ -136,7 +136,8 @@ def test_steps_without_a_choice_in_a_turn_are_skipped_and_logged() -> None:
 def test_every_record_is_json_ready() -> None:
     records = [SetupDone((0, 1), 2, 0), Revealed("1a"), Scored(9, (5, 3), "3f"),
                CastilloReleased((-2, 4)), SecretsRevealed(3, (1, 1)), AutoRecall(0, ((2, 1),)),
-               AutoLoss(1, 2, ((3, 1),)), Skipped(0, "recruit")]
+               AutoLoss(1, 2, ((3, 1),)), Skipped(0, "recruit"),
+               Vetoed(1, 0, "3b", 2, "score"), VetoExpired(1, 2)]
     assert {type(r) for r in records} == set(EVENT_TYPES)
     for r in records:
         assert json.loads(json.dumps(r.to_dict())) == r.to_dict()

@@ -17,14 +17,14 @@ from .scenario import legal, play, scenario
 PHASES = ["SETUP", "REVEAL", "BID", "RECRUIT", "RECALL", "TAKE", "CHOOSE", "DEPLOY",
           "AFTER_DEPLOY", "MOVE", "MOVE_DROP", "EMPTY_CHOOSE", "EMPTY_DROP", "COURT_PLACE",
           "OPTION", "SECRET", "REMOVE", "LOSE", "SCORE_CHOICE", "RETRIEVE", "GRANDE_MOVE",
-          "COURT_CARD", "KING_MOVE", "TILE_MOVE", "EVICT", "GAME_OVER"]
+          "COURT_CARD", "KING_MOVE", "TILE_MOVE", "EVICT", "GAME_OVER", "VETO", "SOURCE"]
 KINDS = ["HOME", "KING_AT", "START", "REVEAL", "BID", "RECRUIT", "RECALL", "TAKE", "DEPLOY",
          "SPECIAL", "END", "PLACE", "PICK", "DROP", "FROM", "OPTION", "SECRET", "REMOVE", "LOSE",
-         "SCORE", "RETRIEVE", "GRANDE", "COURT", "KING", "TILE", "EVICT", "DONE"]
+         "SCORE", "RETRIEVE", "GRANDE", "COURT", "KING", "TILE", "EVICT", "DONE", "VETO", "PASS"]
 
 
 def test_phase_values_and_module_names() -> None:
-    assert [p.name for p in Phase] == PHASES and [p.value for p in Phase] == list(range(26))
+    assert [p.name for p in Phase] == PHASES and [p.value for p in Phase] == list(range(28))
     for p in Phase:
         alias = getattr(S, p.name)
         assert alias == p and type(alias) is int  # plain ints in the hot path
@@ -32,7 +32,7 @@ def test_phase_values_and_module_names() -> None:
 
 
 def test_kind_values_module_names_and_action_codes() -> None:
-    assert [k.name for k in Kind] == KINDS and [k.value for k in Kind] == list(range(27))
+    assert [k.name for k in Kind] == KINDS and [k.value for k in Kind] == list(range(29))
     for k in Kind:
         assert getattr(A, k.name) == k and type(getattr(A, k.name)) is int
     a = parse_action("p2 secret VAL")
