@@ -14,6 +14,7 @@ from .errors import (
     NothingToRedo,
     NothingToUndo,
     NotYourTurn,
+    TurnRefused,
 )
 from .match import LogEntry, Match, SeatView
 from .pubsub import Broker, InProcessBroker, MatchEvent
@@ -24,5 +25,5 @@ __all__ = [
     "BoundaryReached", "Broker", "Draft", "ExportRefused", "GameMovedOn", "IllegalStep",
     "InProcessBroker", "LogEntry", "Match", "MatchError", "MatchEvent", "MatchNotFound",
     "MatchStore", "NotYourTurn", "NothingToFinish", "NothingToRedo", "NothingToUndo",
-    "SeatView", "VerifyError", "commitment", "draft_version", "export", "listing", "new_seed", "verify",
+    "SeatView", "TurnRefused", "VerifyError", "commitment", "draft_version", "export", "listing", "new_seed", "verify",
 ]

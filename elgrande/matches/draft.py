@@ -4,6 +4,12 @@ The draft keeps a snapshot after each step (``State.copy()`` is cheap), so undo 
 A seat may add steps while, in its draft, it may act; the step that hands play to
 anyone else, reaches a chance step or the end, or makes a secret choice is an
 information *boundary*: after it only Undo or Finish are possible.
+
+A veto window (box rules) is a boundary that is also a whole turn: the step that opens
+one, in the middle of the active player's turn, is committed with it, so the holder is
+asked about what is on the table and the active player can no longer take it back; and
+a holder's answer (``veto`` / ``pass``) is committed as his turn
+(``Draft.commits_at_once``).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from elgrande.rules import (
     redact,
     to_act,
 )
+from elgrande.rules.state import VETO
 
 from .errors import BoundaryReached, IllegalStep, NothingToRedo, NothingToUndo, NotYourTurn
 
@@ -42,6 +49,16 @@ def crosses_boundary(seat: int, action: Action, after: State) -> bool:
         or is_terminal(after)
         or to_act(after) != [seat]
     )
+
+
+VETO_ANSWERS = ("veto", "pass")
+
+
+def commits_at_once(seat: int, action: Action, after: State) -> bool:
+    """True if the step is a whole turn of its own: it answers a veto window, or it
+    opens one (the state after it asks another seat: an information boundary that the
+    active player may not undo once the holder has been asked)."""
+    return action.kind in VETO_ANSWERS or (after.phase == VETO and to_act(after) != [seat])
 
 
 class Draft:
@@ -67,6 +84,11 @@ class Draft:
     @property
     def at_boundary(self) -> bool:
         return bool(self.steps) and crosses_boundary(self.seat, self.steps[-1], self.current)
+
+    @property
+    def commits_at_once(self) -> bool:
+        """The last step opens or answers a veto window: it is committed at once."""
+        return bool(self.steps) and commits_at_once(self.seat, self.steps[-1], self.current)
 
     @property
     def may_step(self) -> bool:

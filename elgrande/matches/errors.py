@@ -83,3 +83,12 @@ class GameMovedOn(MatchError):
     def view(self) -> dict[str, Any]:
         found: dict[str, Any] = self.match.seat_view(self.seat).to_dict()
         return found
+
+
+class TurnRefused(MatchError):
+    """A caller's check inside a commit's transaction refused the turn (``within`` of
+    ``MatchStore.play_turn``); ``code`` is the caller's."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code

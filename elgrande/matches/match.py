@@ -203,17 +203,33 @@ class Match:
 
     # -- the seat's operations -----------------------------------------------------
 
-    def step(self, seat: int, action: Action | str, base_seq: int | None = None) -> Action:
+    def step(self, seat: int, action: Action | str, base_seq: int | None = None, *,
+             now: datetime | None = None) -> Action:
+        """One step into the seat's draft; a step that opens or answers a veto window
+        is committed with it (``Draft.commits_at_once``)."""
         self.check_base(seat, base_seq)
-        return self.draft(seat).step(action)
+        done = self.draft(seat).step(action)
+        self.commit_whole_turn(seat, now)
+        return done
 
     def undo(self, seat: int, base_seq: int | None = None) -> Action:
         self.check_base(seat, base_seq)
         return self.draft(seat).undo()
 
-    def redo(self, seat: int, base_seq: int | None = None) -> Action:
+    def redo(self, seat: int, base_seq: int | None = None, *,
+             now: datetime | None = None) -> Action:
         self.check_base(seat, base_seq)
-        return self.draft(seat).redo()
+        done = self.draft(seat).redo()
+        self.commit_whole_turn(seat, now)
+        return done
+
+    def commit_whole_turn(self, seat: int, now: datetime | None = None) -> list[LogEntry]:
+        """Commits the seat's draft if its last step is a whole turn (a veto window
+        opened or answered); the new log entries (none otherwise)."""
+        draft = self.drafts.get(seat)
+        if draft is None or not draft.commits_at_once:
+            return []
+        return self.finish(seat, now=now)
 
     def finish(
         self, seat: int, base_seq: int | None = None, now: datetime | None = None

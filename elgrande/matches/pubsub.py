@@ -14,7 +14,9 @@ from typing import Protocol
 class MatchEvent:
     match_id: str
     seq: int
-    kind: str  # "created", "commit" (seq moved on), "draft" (only `seat`'s draft changed)
+    # "created", "commit" (seq moved on), "draft" (only `seat`'s draft changed), or a
+    # kind of the layers above (the web app's "clocks": a game's clocks changed)
+    kind: str
     seat: int | None = None
     # (seat, draft_version) right after the event, for the seats it concerns (a draft
     # event: that seat; a commit: every seat), so a listener holding that draft already

@@ -41,6 +41,12 @@ from .pubsub import Broker, InProcessBroker, MatchEvent
 from .tables import CommitRow, DraftRow, MatchRow, MoveRow
 
 CACHE_SIZE = 1024  # matches (and, times the seats, drafts) a store keeps in memory
+# Estimated bytes of the committed logs with their states, and of the drafts, kept in
+# memory: a match's entry grows with its log, so the count alone does not bound memory.
+COMMITTED_CACHE_BYTES = 32 << 20
+DRAFT_CACHE_BYTES = 16 << 20
+ENTRY_BYTES = 200  # one log entry (LogEntry, its parsed Action, its time): about 160
+STATE_BYTES = 2048  # one State: about 2,000 for three players
 
 MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 MOVES: Table = MoveRow.__table__  # type: ignore[assignment]
@@ -178,6 +184,15 @@ def _clone(draft: Draft) -> Draft:
     return copy
 
 
+class _WholeTurn(Exception):
+    """A step that is a whole turn (``Draft.commits_at_once``): the seat's transaction
+    is rolled back and the step committed in one that holds every draft."""
+
+
+# A caller's part of a commit's transaction (``MatchStore.play_turn``).
+Within = Callable[[Connection, Match], None]
+
+
 class MatchStore:
     """The turn framework on a database (``url`` or an existing ``engine``)."""
 
@@ -187,9 +202,12 @@ class MatchStore:
         *,
         engine: Engine | None = None,
         broker: Broker | None = None,
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
         """The database must already have the schema (``elgrande db upgrade``, or
-        ``elgrande.migrations.upgrade(engine)``): a store never migrates."""
+        ``elgrande.migrations.upgrade(engine)``): a store never migrates. ``clock``:
+        what time commits and drafts are stamped with (tests inject their own)."""
+        self.now = clock
         if (url is None) == (engine is None):
             raise ValueError("give a database url or an engine, not both")
         self._own_engine = engine is None
@@ -204,8 +222,12 @@ class MatchStore:
             else self.engine
         )
         self._fixed: Lru[str, _Fixed] = Lru(CACHE_SIZE)
-        self._committed: Lru[str, _Committed] = Lru(CACHE_SIZE)
-        self._drafts: Lru[tuple[str, int], tuple[DraftSig, Draft]] = Lru(CACHE_SIZE * 5)
+        self._committed: Lru[str, _Committed] = Lru(
+            CACHE_SIZE, budget=COMMITTED_CACHE_BYTES,
+            weigh=lambda _, c: ENTRY_BYTES * len(c.log) + STATE_BYTES)
+        self._drafts: Lru[tuple[str, int], tuple[DraftSig, Draft]] = Lru(
+            CACHE_SIZE * 5, budget=DRAFT_CACHE_BYTES,
+            weigh=lambda _, d: STATE_BYTES * (1 + len(d[1].states)) + 100 * len(d[1].steps))
         self._fast = _FastStatements(self.engine.dialect.name)
         self.broker.subscribe(self._learn)  # first listener: before any page asks
 
@@ -317,52 +339,72 @@ class MatchStore:
         return self.play(match_id, seat, "finish", base_seq=base_seq).seat_view(seat)
 
     def play(self, match_id: str, seat: int, command: str, action: Action | str | None = None,
-             *, base_seq: int | None = None) -> Match:
+             *, base_seq: int | None = None, within: Within | None = None) -> Match:
         """One command of a seat ("step" with ``action``, "undo", "redo", "finish"):
         the match after it (holding the seat's draft; every draft after a finish), for
-        building views without reading it again. A refused command changes nothing."""
+        building views without reading it again. A refused command changes nothing.
+        ``within``: as for ``play_turn``, run in a finish's transaction."""
         if command == "finish":
-            return self._finish(match_id, seat, base_seq)
-        ops: dict[str, Callable[[Match], object]] = {
-            "step": lambda m: m.step(seat, action if action is not None else "", base_seq),
-            "undo": lambda m: m.undo(seat, base_seq),
-            "redo": lambda m: m.redo(seat, base_seq),
+            return self._finish(match_id, seat, base_seq, within=within)
+        ops: dict[str, Callable[[Draft], object]] = {
+            "step": lambda d: d.step(action if action is not None else ""),
+            "undo": lambda d: d.undo(),
+            "redo": lambda d: d.redo(),
         }
         if command not in ops:
             raise ValueError(f"unknown command {command!r}")
-        with self._locked(match_id, seat) as (conn, match, stored):
-            ops[command](match)
-            draft = match.draft(seat)
-            self._save_draft(conn, match_id, draft, stored.get(seat), utcnow())
+
+        def run(m: Match) -> Draft:
+            m.check_base(seat, base_seq)
+            draft = m.draft(seat)
+            ops[command](draft)
+            return draft
+
+        try:
+            with self._locked(match_id, seat) as (conn, match, stored):
+                draft = run(match)
+                if command != "undo" and draft.commits_at_once:
+                    raise _WholeTurn  # rolled back: committed below, with every draft
+                self._save_draft(conn, match_id, draft, stored.get(seat), self.now())
+        except _WholeTurn:
+            # A step that opens or answers a veto window is a whole turn (docs/matches.md).
+            return self._finish(match_id, seat, base_seq, run)
         self._drafts.put((match_id, seat), (draft_sig(draft), _clone(draft)))
         self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat,
                                        ((seat, draft_version(draft)),)))
         return match
 
     def play_turn(self, match_id: str, seat: int, actions: Sequence[Action | str], *,
-                  base_seq: int | None = None, fresh: bool = False) -> Match:
+                  base_seq: int | None = None, fresh: bool = False,
+                  within: Within | None = None) -> Match:
         """Steps and their finish in ONE transaction: ``actions`` are added to the seat's
         draft (to an empty one when ``fresh``: a bot's turn left half-entered by a
         crash is dropped), then the draft is committed. A refusal (an illegal step, the
-        game moved on) changes nothing, so a ``GameMovedOn`` never hides a stored step."""
+        game moved on) changes nothing, so a ``GameMovedOn`` never hides a stored step.
+        ``within(conn, match)`` runs in that transaction after the commit is written
+        (the match at its new head): the caller's own check and record, which may
+        refuse the turn by raising a ``MatchError``."""
 
         def enter(match: Match) -> None:
             if fresh:
                 match.drafts.pop(seat, None)
+            match.check_base(seat, base_seq)
+            draft = match.draft(seat)
             for action in actions:
-                match.step(seat, action, base_seq)
+                draft.step(action)  # committed below, as a whole (a veto window too)
 
-        return self._finish(match_id, seat, base_seq, enter)
+        return self._finish(match_id, seat, base_seq, enter, within)
 
     def _finish(self, match_id: str, seat: int, base_seq: int | None,
-                before: Callable[[Match], None] | None = None) -> Match:
+                before: Callable[[Match], object] | None = None,
+                within: Within | None = None) -> Match:
         base = -1
         try:
             with self._locked(match_id, "all") as (conn, match, stored):
                 base = match.seq
                 if before is not None:
                     before(match)
-                now = utcnow()
+                now = self.now()
                 added = match.finish(seat, base_seq, now)
                 self._add_commit(conn, match_id, seat, base, added, now)
                 self._fast.run(conn, "update_head", {
@@ -373,6 +415,8 @@ class MatchStore:
                     self._fast.run(conn, "delete_draft", {"match": match_id, "seat": seat})
                 for other in match.drafts.values():  # rebased by the commit
                     self._save_draft(conn, match_id, other, stored.get(other.seat), now)
+                if within is not None:
+                    within(conn, match)
         except (IntegrityError, self._fast.integrity_error) as exc:
             fresh = self.load_seat(match_id, seat)
             raise GameMovedOn(fresh, seat, base) from exc

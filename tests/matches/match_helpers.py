@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import cache
 
 from elgrande.matches import Match
 from elgrande.matches.match import LogEntry
-from elgrande.rules import GameConfig, State, replay, to_act
+from elgrande.rules import GameConfig, Options, State, parse_action, replay, to_act
+from elgrande.rules.state import VETO
 
 
 def random_turn(match: Match, rng: random.Random, seat: int | None = None) -> int:
@@ -49,3 +51,37 @@ def at_secret_choice(players: int = 4, seed: str = "secret-test") -> Match:
 
 def several_choosers(state: State) -> bool:
     return len(to_act(state)) > 1
+
+
+# Box rules (Veto cards): 3 players, 6 rounds.
+BOX = GameConfig(players=3, rounds=6, options=Options.preset("box"))
+
+
+@cache
+def _window_log(seed: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A box match played at random until the active player opens a veto window: the log
+    before that turn's commit, and the active player's steps of that commit (the last one
+    opens the window)."""
+    match = Match.new(BOX, seed=seed, now=datetime(2026, 1, 1, tzinfo=UTC))
+    rng = random.Random(seed)
+
+    def active_opened_window(s) -> bool:  # type: ignore[no-untyped-def]
+        return s.phase == VETO and match.log[-1].seat == s.active
+
+    play_until(match, rng, active_opened_window, limit=5000)
+    base = match.log[-1].base_seq
+    turn = tuple(str(e.action) for e in match.log[base:])
+    return tuple(str(e.action) for e in match.log[:base]), turn
+
+
+def before_window(seed: str = "veto-1", match_id: str | None = None
+                  ) -> tuple[Match, int, list[str]]:
+    """A match just before the active player's turn that opens a veto window: the match,
+    the active seat, and the steps of that turn."""
+    log, turn = _window_log(seed)
+    actions = [parse_action(a) for a in log]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    entries = [LogEntry(i + 1, a, 0, at) for i, a in enumerate(actions)]
+    match = Match(match_id or "m" * 32, BOX, seed, entries, replay(BOX, actions), at)
+    active = match.state.active if match.state.active >= 0 else to_act(match.state)[0]
+    return match, active, list(turn)
