@@ -16,7 +16,7 @@ def migrated(url: str) -> str:
     return url
 
 
-def app_for(settings: Settings) -> Any:
-    """The app of ``settings`` on a migrated database."""
+def app_for(settings: Settings, now: Any = None) -> Any:
+    """The app of ``settings`` on a migrated database (``now``: an injected clock)."""
     migrated(settings.database_url)
-    return create_app(settings)
+    return create_app(settings) if now is None else create_app(settings, now)

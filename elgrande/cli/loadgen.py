@@ -50,6 +50,10 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--memory-every", type=positive_float, metavar="SECONDS",
                         help="sample the started servers' memory (RSS) this often and "
                         "report the curve (for soak runs; docs/deploy.md)")
+    parser.add_argument("--pace", default="none",
+                        choices=("none", "live", "daily-1", "daily-2", "daily-3"),
+                        help="the tables' clock (docs/clocks.md; default none): with a clock "
+                        "every commit also settles the seats' clocks")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
 
@@ -63,7 +67,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            database_url=args.database_url, pubsub_url=args.pubsub_url,
                            urls=args.urls, seed=args.seed, via=args.via,
                            clients=args.clients, client_nice=args.client_nice,
-                           memory_every=args.memory_every)
+                           memory_every=args.memory_every, pace=args.pace)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2
@@ -72,7 +76,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
     else:
         lat, req = result["latency_ms"], result["request_ms"]
         print(f"{result['processes']} process(es), {result['games']} games of "
-              f"{result['players']} seats, moves via {result['via']}, "
+              f"{result['players']} seats, pace {result['pace']}, moves via {result['via']}, "
               f"{result['client_processes']} client process(es), {result['seconds']} s")
         print(f"committed moves: {result['moves']} ({result['moves_per_s']}/s); commits "
               f"{result['commits']} ({result['commits_per_s']}/s); requests "

@@ -69,6 +69,7 @@ class BenchConfig:
     seed: int = 0
     via: str = "ws"  # moves over the page's WebSocket ("ws") or the JSON API ("http")
     client_nice: int = 10  # scheduling niceness of the client processes (0: as the servers)
+    pace: str = "none"  # the tables' clock (docs/clocks.md): every commit settles clocks
 
 
 async def _arrival(client: SeatClient, seq: int, timeout: float) -> float | None:
@@ -87,7 +88,7 @@ async def _new_game(urls: list[str], slot: int, config: BenchConfig) -> list[Sea
     clients = [SeatClient(urls[(slot + i) % len(urls)]) for i in range(config.players)]
     for client in clients:
         await client.guest()
-    game_id = await clients[0].create_game(config.players, config.rounds)
+    game_id = await clients[0].create_game(config.players, config.rounds, pace=config.pace)
     for client in clients[1:]:
         await client.join(game_id)
     await clients[0].start()
@@ -261,6 +262,7 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, A
         "games": config.games,
         "players": config.players,
         "rounds": config.rounds,
+        "pace": config.pace,
         "via": config.via,
         "client_processes": clients,
         "client_nice": config.client_nice if clients > 1 else 0,
@@ -288,10 +290,10 @@ def _round(value: float | None) -> float | None:
 def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
         database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
         seed: int = 0, via: str = "ws", clients: int = 1, client_nice: int = 10,
-        memory_every: float | None = None) -> dict[str, Any]:
+        memory_every: float | None = None, pace: str = "none") -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them;
     ``memory_every``: sample the servers' RSS that often (seconds) into "memory"."""
-    config = BenchConfig(games, players, rounds, seconds, seed, via, client_nice)
+    config = BenchConfig(games, players, rounds, seconds, seed, via, client_nice, pace)
     if urls:
         if memory_every:
             raise ValueError("--memory-every needs servers started here (not --url): "

@@ -91,10 +91,11 @@ class SeatClient:
         self.name = name.group(1) if name else ""
 
     async def create_game(self, players: int, rounds: int = 6,
-                          others: list[str] | None = None) -> int:
-        """A game with us in seat 0 and ``others`` ("open", "bot:LEVEL") in the rest."""
+                          others: list[str] | None = None, pace: str = "none") -> int:
+        """A game with us in seat 0 and ``others`` ("open", "bot:LEVEL") in the rest;
+        ``pace``: the table's clock (docs/clocks.md)."""
         others = others or ["open"] * (players - 1)
-        form = {"players": str(players), "rounds": str(rounds), "seat0": "me"}
+        form = {"players": str(players), "rounds": str(rounds), "seat0": "me", "pace": pace}
         for index, kind in enumerate(others, start=1):
             if kind.startswith("bot"):
                 form[f"seat{index}"] = "bot"

@@ -12,7 +12,9 @@ from .hardening.limits import Limits, LoginLimits, LookupLimits, MemoryLimiter, 
 from .names import GUEST_PREFIX, BadName, check_name, name_key, skeleton
 from .passwords import HashPool
 from .settings import Settings
-from .tables import User
+from .tables import User, utcnow
+
+FORMER_PLAYER = "former player"  # the name a deleted account's seats keep
 
 
 class AccountError(ValueError):
@@ -114,6 +116,59 @@ class Accounts:
         assert changed is not None
         return changed
 
+    def upgrade_guest(self, user: User, name: str, password: str) -> User:
+        """The guest becomes a registered player: the same account (and so its games),
+        with a name and a password (its strength checked by the caller). Every other
+        session of the guest ends."""
+        if not user.is_guest:
+            raise AccountError("You are registered already.")
+        try:
+            name = check_name(name)
+        except BadName as exc:
+            raise AccountError(str(exc)) from None
+        with self._reads() as db:
+            self._refuse_taken(db, name)
+        password_hash = self.hashes.hash(password)
+        with self._sessions.begin() as db:
+            self._refuse_taken(db, name)
+            row = db.get(User, user.id, with_for_update=True)
+            if row is None or not row.is_guest:
+                raise AccountError("You are registered already.")
+            row.name, row.name_key, row.name_skeleton = name, name_key(name), skeleton(name)
+            row.password_hash, row.is_guest = password_hash, False
+            # Registered from now: rated tables ask for accounts a day old (ratings.py).
+            row.created_at = utcnow()
+            row.session_generation += 1
+            db.flush()
+            db.expunge(row)
+            return row
+
+    def set_password(self, user_id: int, password: str) -> User:
+        """A new password from a reset link (its strength checked by the caller); every
+        session ends."""
+        password_hash = self.hashes.hash(password)
+        with self._sessions.begin() as db:
+            db.execute(update(User).where(User.id == user_id).values(
+                password_hash=password_hash, session_generation=User.session_generation + 1))
+        found = self.get(user_id)
+        assert found is not None
+        return found
+
+    def forget(self, user_id: int) -> str:
+        """Deletes the account: its name becomes "former player N" (games keep their
+        seats under it), no password, no address; every session ends. Returns the name."""
+        former = f"{FORMER_PLAYER} {user_id}"
+        with self._sessions.begin() as db:
+            row = db.get(User, user_id, with_for_update=True)
+            if row is None:
+                raise AccountError("No such account.")
+            row.name, row.name_key, row.name_skeleton = former, f"~former~{user_id}", f"~former~{user_id}"
+            row.password_hash, row.is_guest = None, False
+            row.email, row.email_confirmed, row.email_pref = None, False, "none"
+            row.email_digest_at, row.time_zone = None, "UTC"
+            row.session_generation += 1
+        return former
+
     def end_sessions(self, user_id: int) -> int:
         """Advances the user's session generation (logout, "log out everywhere"): every
         cookie and CSRF token made before stops working. Returns the new generation."""
@@ -121,6 +176,11 @@ class Accounts:
             db.execute(update(User).where(User.id == user_id)
                        .values(session_generation=User.session_generation + 1))
             return int(db.scalar(select(User.session_generation).where(User.id == user_id)) or 0)
+
+    def set_time_zone(self, user_id: int, zone: str) -> None:
+        """The player's time zone (an IANA name the caller checked)."""
+        with self._sessions.begin() as db:
+            db.execute(update(User).where(User.id == user_id).values(time_zone=zone))
 
     def get(self, user_id: int | None) -> User | None:
         if user_id is None:

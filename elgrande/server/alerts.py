@@ -18,6 +18,7 @@ from elgrande.cache import Lru
 from elgrande.matches import MatchEvent, MatchStore
 
 from .lobby import Lobby
+from .socket_counts import LocalSocketCounts, SocketCounts
 from .tables import Game, User
 
 log = logging.getLogger(__name__)
@@ -31,10 +32,12 @@ Notice = dict[str, Any]
 
 
 class Alerts:
-    def __init__(self, lobby: Lobby, store: MatchStore, per_user: int = 0) -> None:
+    def __init__(self, lobby: Lobby, store: MatchStore, pages: SocketCounts | None = None
+                 ) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.lobby, self.store = lobby, store
-        self.per_user = per_user  # open pages allowed per user (0: no limit)
+        # Open pages per user (by user id), admitted by ws_me before ``open``.
+        self.pages: SocketCounts = pages if pages is not None else LocalSocketCounts(0)
         # user id -> the queues of that user's open pages (changed on the event loop only)
         self._pages: dict[int, set[asyncio.Queue[Notice]]] = {}
         # match id -> its game, and every user ever seated in it: final once the game
@@ -46,13 +49,10 @@ class Alerts:
 
     # -- pages (event loop) -----------------------------------------------------------
 
-    def open(self, user_id: int) -> asyncio.Queue[Notice] | None:
-        """A queue for one more open page of the user; None if they have too many."""
-        pages = self._pages.setdefault(user_id, set())
-        if self.per_user and len(pages) >= self.per_user:
-            return None
+    def open(self, user_id: int) -> asyncio.Queue[Notice]:
+        """A queue for one more open page of the user (admitted by ``pages``)."""
         queue: asyncio.Queue[Notice] = asyncio.Queue()
-        pages.add(queue)
+        self._pages.setdefault(user_id, set()).add(queue)
         return queue
 
     def close(self, user_id: int, queue: asyncio.Queue[Notice]) -> None:
@@ -71,7 +71,7 @@ class Alerts:
     def on_event(self, event: MatchEvent) -> None:
         """Runs in the committing thread: costs nothing when no player of the match has
         a page open here (known from memory), else hands the work to the event loop."""
-        if event.kind == "draft" or not self._pages:
+        if event.kind in ("draft", "clocks", "chat") or not self._pages:
             return
         loop = self.loop
         if loop is None or loop.is_closed():

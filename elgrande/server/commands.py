@@ -24,8 +24,10 @@ class Command:
     @property
     def commits_at_once(self) -> bool:
         """Confirming a secret choice in its dialog is the whole turn: it is committed
-        with the step."""
-        return self.action is not None and self.action.is_secret
+        with the step; so is answering a veto window (box rules). (The step that opens
+        a window is committed with it too, by the turn framework: docs/matches.md.)"""
+        return self.action is not None and (self.action.is_secret
+                                            or self.action.kind in ("veto", "pass"))
 
 
 def parse_command(kind: Any, seq: Any = None, action: Any = None) -> Command:

@@ -21,6 +21,9 @@ class Change:
 
     seq: int | None = None
     drafts: tuple[tuple[int, str], ...] = ()
+    clocks: bool = False  # only the game's clocks changed (server/clocks/)
+    chat: bool = False  # only a line of the table chat (server/chat.py)
+    veto: bool = False  # only the "no veto" choices or a window's wait (server/veto.py)
 
     def version_of(self, seat: int | None) -> str | None:
         """The seat's draft version after the change (spectators have none: ""), or

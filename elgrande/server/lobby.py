@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -24,18 +25,24 @@ from sqlalchemy.orm import Session, sessionmaker
 from elgrande.cache import Lru
 from elgrande.matches import Match, MatchStore
 from elgrande.matches.tables import MatchRow
-from elgrande.rules import GameConfig
+from elgrande.rules import GameConfig, Options
 
 from .accounts import user_named
 from .bots import BOT_LEVELS
 from .errors import LobbyError
 from .lobby_caps import CapGuard, LobbyCaps
-from .tables import Game, Seat, User, utcnow
+from .ratings import ineligible
+from .tables import Game, GameClock, Seat, User, utcnow
+
+if TYPE_CHECKING:
+    from .clocks.rules import ClockRules
 
 SEATS_CACHE_SIZE = 1024  # started games whose seat list is kept in memory
 OPEN_GAMES_PAGE = 30  # open games shown per lobby page
 OPEN_GAMES_PER_CREATOR = 3  # at most this many of one creator's open games are shown
 UNKNOWN_ADDRESS = "unknown"
+# The rule sets a table may be created with, and how the pages name them.
+RULE_SETS = {"yucata": "Yucata", "box": "Publisher's box rules (Veto cards)"}
 
 
 @dataclass
@@ -47,8 +54,12 @@ class SeatSpec:
 
 class Lobby:
     def __init__(self, sessions: sessionmaker[Session], reads: sessionmaker[Session],
-                 store: MatchStore, caps: LobbyCaps | None = None, secret: str = "") -> None:
+                 store: MatchStore, caps: LobbyCaps | None = None, secret: str = "",
+                 on_finished: Callable[[int], None] | None = None) -> None:
         self._sessions = sessions  # for writes (BEGIN IMMEDIATE on SQLite)
+        # Told the id of each game this lobby marks finished (the results and ratings:
+        # server/ratings.py), after the change is committed.
+        self._on_finished = on_finished
         self._reads = reads  # for reads, which need not queue behind writers
         self.store = store
         self.caps = CapGuard(caps or LobbyCaps())
@@ -66,9 +77,14 @@ class Lobby:
         return hmac.new(self._match_key, game.invite_token.encode(), "sha256").hexdigest()[:32]
 
     def create(self, creator: User, players: int, rounds: int, seats: list[SeatSpec],
-               address: str = UNKNOWN_ADDRESS, start_now: bool = False) -> Game:
+               address: str = UNKNOWN_ADDRESS, start_now: bool = False,
+               clock: ClockRules | None = None, rated: bool = False,
+               chat: str = "all", rules: str = "yucata") -> Game:
         """A new game waiting for players; ``start_now`` ("Play now", no free seat):
-        started at once, under the caps of a start instead of those of a waiting game."""
+        started at once, under the caps of a start instead of those of a waiting game.
+        ``clock``: the table's pace (None: no clock; server/clocks/). ``rated``: the
+        result changes ratings (registered players only: server/ratings.py). ``rules``:
+        the rule set, ``RULE_SETS`` ("yucata" or the publisher's "box")."""
         if not 2 <= players <= 5:
             raise LobbyError("A game has 2 to 5 players.")
         if rounds not in (6, 9):
@@ -79,6 +95,12 @@ class Lobby:
             raise LobbyError("You take exactly one seat.")
         if start_now and any(s.kind in ("open", "invited") for s in seats):
             raise LobbyError("A game started at once has no free seat.")
+        if rated and (why := ineligible(creator)):
+            raise LobbyError(why)
+        if chat not in ("all", "players"):
+            raise LobbyError("The chat is read by everyone or by the players only.")
+        if rules not in RULE_SETS:
+            raise LobbyError("The rules are Yucata's or the publisher's (box).")
         with self._sessions.begin() as db:
             if start_now:
                 bots = sum(1 for s in seats if s.kind == "bot")
@@ -87,17 +109,21 @@ class Lobby:
                 self.caps.check_create(db, creator, address)
             game = Game(invite_token=secrets.token_urlsafe(16), creator_id=creator.id,
                         players=players, rounds=rounds, created_from=address[:64],
-                        status="starting" if start_now else "lobby")
+                        status="starting" if start_now else "lobby", rated=rated, chat=chat,
+                        rules=rules)
             db.add(game)
             db.flush()
             for index, spec in enumerate(seats):
-                db.add(self._seat_row(db, game.id, index, spec, creator))
+                db.add(self._seat_row(db, game.id, index, spec, creator, rated))
+            if clock is not None:
+                db.add(GameClock(game_id=game.id, rules=clock.to_dict(), seq=-1))
         if start_now:
             self._finish_start(game.id)
             game.status, game.match_id = "active", self.match_id_for(game)
         return game
 
-    def _seat_row(self, db: Session, game_id: int, index: int, spec: SeatSpec, creator: User) -> Seat:
+    def _seat_row(self, db: Session, game_id: int, index: int, spec: SeatSpec, creator: User,
+                  rated: bool = False) -> Seat:
         if spec.kind == "me":
             return Seat(game_id=game_id, seat=index, kind="human", user_id=creator.id)
         if spec.kind == "open":
@@ -114,6 +140,8 @@ class Lobby:
                 raise LobbyError(f"There is no player called {name!r}.")
             if invited.id == creator.id:
                 raise LobbyError("You cannot invite yourself.")
+            if rated and (why := ineligible(invited)):
+                raise LobbyError(why)
             return Seat(game_id=game_id, seat=index, kind="invited", invited_name=invited.name)
         raise LobbyError(f"Unknown seat kind {spec.kind!r}.")
 
@@ -192,6 +220,17 @@ class Lobby:
                 select(Seat.seat).where(Seat.game_id == game_id, Seat.user_id == user_id, Seat.kind == "human")
             )
 
+    def status_of(self, game_id: int) -> str | None:
+        """The game's status as stored now."""
+        with self._reads() as db:
+            return db.scalar(select(Game.status).where(Game.id == game_id))
+
+    def seat_kind(self, game_id: int, seat: int) -> str | None:
+        """The seat's kind as stored now (not the kept seat list: a seat a player
+        resigned became "bot" meanwhile, perhaps in another process)."""
+        with self._reads() as db:
+            return db.scalar(select(Seat.kind).where(Seat.game_id == game_id, Seat.seat == seat))
+
     def seats_changed(self, game_id: int, match_id: str | None) -> None:
         """A started game's seats changed (a player resigned): forget what was kept."""
         self._started_seats.pop(game_id)
@@ -225,6 +264,8 @@ class Lobby:
             rows = db.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
             if any(r.user_id == user.id for r in rows):
                 raise LobbyError("You already have a seat in this game.")
+            if game.rated and (why := ineligible(user)):
+                raise LobbyError(why)
             free = [r for r in rows if r.kind == "open" or (r.kind == "invited" and r.invited_name == user.name)]
             if not free:
                 raise LobbyError("There is no free seat for you in this game.")
@@ -282,11 +323,12 @@ class Lobby:
             assert game is not None
             match_id = self.match_id_for(game)
             exists = db.get(MatchRow, match_id) is not None
-            config = GameConfig(players=game.players, rounds=game.rounds)
+            config = GameConfig(players=game.players, rounds=game.rounds,
+                                options=Options.preset(game.rules or "yucata"))
         # The match is created in its own transaction (SQLite has one writer at a time).
         if not exists:
             try:
-                self.store.add(Match.new(config, match_id=match_id))
+                self.store.add(Match.new(config, match_id=match_id, now=self.store.now()))
             except IntegrityError:
                 pass  # created meanwhile by another start of this game: the same match
         with self._sessions.begin() as db:
@@ -309,15 +351,21 @@ class Lobby:
             if match_id is not None:
                 self.mark_finished(match_id)
 
-    def my_games(self, user: User) -> list[dict[str, Any]]:
+    def my_games(self, user: User, ended: int | None = None) -> list[dict[str, Any]]:
         """The user's games: those where it is their turn first, then running, then the
-        rest; a running game with whose turn it is (names, ``to_act``) and its round."""
+        rest; a running game with whose turn it is (names, ``to_act``) and its round.
+        ``ended``: at most this many of the games that are over (the newest)."""
+        query = (select(Game, Seat.seat, MatchRow.over, Seat.kind).join(Seat, Seat.game_id == Game.id)
+                 .outerjoin(MatchRow, MatchRow.id == Game.match_id)
+                 .where(Seat.user_id == user.id).order_by(Game.updated_at.desc()))
         with self._reads() as db:
-            rows = db.execute(
-                select(Game, Seat.seat, MatchRow.over, Seat.kind).join(Seat, Seat.game_id == Game.id)
-                .outerjoin(MatchRow, MatchRow.id == Game.match_id)
-                .where(Seat.user_id == user.id).order_by(Game.updated_at.desc())
-            ).all()
+            if ended is None:
+                rows = db.execute(query).all()
+            else:  # a player with thousands of finished games: only the newest few
+                running = Game.status.in_(("lobby", "starting", "active"))
+                rows = list(db.execute(query.where(running)).all())
+                if ended > 0:
+                    rows += db.execute(query.where(~running).limit(ended)).all()
         result: list[dict[str, Any]] = []
         for game, seat, over, kind in rows:
             if game.status == "active" and over and game.match_id:
@@ -375,6 +423,9 @@ class Lobby:
             game = db.scalar(select(Game).where(Game.match_id == match_id))
             # Only a running game: an abandoned one stays so (a stand-in's last move
             # may still land after the last human resigned).
-            if game is not None and game.status == "active":
+            changed = game is not None and game.status == "active"
+            if game is not None and changed:
                 game.status = "finished"
                 game.updated_at = utcnow()
+        if changed and game is not None and self._on_finished is not None:
+            self._on_finished(game.id)

@@ -79,7 +79,7 @@ class Metrics:
             self.latency.labels(kind).observe(time.perf_counter() - started)
 
     def on_event(self, event: MatchEvent) -> None:
-        if event.kind != "draft":
+        if event.kind in ("commit", "created"):
             self.commits.inc()
 
     def start(self, host: str, port: int) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated
+from functools import partial
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -11,6 +12,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from .accounts import AccountError
 from .bots import BOT_LEVELS
+from .clocks import DEFAULT_PRESET, PRESETS, ClockRefused, table_clock
+from .clocks.zones import ZONES, valid_zone
 from .errors import LobbyError
 from .hardening import admit_new_account
 from .hardening.limits import client_address
@@ -33,6 +36,7 @@ from .web import (
 )
 
 router = APIRouter(include_in_schema=False)
+LOBBY_ENDED_GAMES = 10  # the lobby lists the newest few games that are over
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -86,6 +90,9 @@ def login(request: Request, fields: Fields) -> Response:
     if user is None:
         return render(request, "login.html", status_code=400, next=next,
                       error="Wrong name or password.", name=name)
+    if user.banned_at is not None:
+        return render(request, "login.html", status_code=403, next=next,
+                      error="A moderator has banned this account.", name=name)
     return log_in(redirect(next), request, user)
 
 
@@ -109,11 +116,14 @@ def account(request: Request, done: str = "") -> Response:
     user = current_user(request)
     if user is None:
         return redirect("/login?next=/account")
-    return render(request, "account.html", user=user, error=None, message=_DONE.get(done))
+    return render(request, "account.html", user=user, error=None, message=_DONE.get(done),
+                  zones=ZONES)
 
 
 _DONE = {"everywhere": "Every other session has ended; you are still logged in here.",
-         "password": "Password changed. Every other session has ended."}
+         "password": "Password changed. Every other session has ended.",
+         "registered": "Welcome: this account is registered now, with all its games.",
+         "reset": "Your new password is saved. Every other session has ended."}
 
 
 @router.post("/account/password")
@@ -127,7 +137,7 @@ def change_password(request: Request, fields: Fields) -> Response:
         user = svc.accounts.change_password(user, current, new, client_address(request.scope))
     except (AccountError, WeakPassword) as exc:
         return render(request, "account.html", status_code=400, user=user, error=str(exc),
-                      message=None)
+                      message=None, zones=ZONES)
     return log_in(redirect("/account?done=password"), request, user)  # a new cookie here
 
 
@@ -155,18 +165,24 @@ def guest(request: Request, csrf_token: Annotated[str, Form()] = "",
 
 
 @router.post("/play-now")
-def play_now(request: Request, csrf_token: Annotated[str, Form()] = "") -> Response:
-    """One click to a game: (a guest account if needed and) a 3-player game against two
-    computer opponents, started at once."""
+def play_now(request: Request, csrf_token: Annotated[str, Form()] = "",
+             players: Annotated[int, Form(ge=2, le=5)] = 3,
+             level: Annotated[str, Form(max_length=20)] = "easy",
+             rounds: Annotated[int, Form()] = 9) -> Response:
+    """One click to a game: (a guest account if needed and) a game against computer
+    opponents (2 by default, of the chosen level), started at once."""
     user = current_user(request)
     check_csrf(request, user, csrf_token)
     svc = services(request)
     if user is None:
         admit_new_account(request, "guest")  # 429 when this address made too many
         user = svc.accounts.guest()
-    seats = [SeatSpec("me"), SeatSpec("bot", bot_level="easy"), SeatSpec("bot", bot_level="easy")]
+    if level not in BOT_LEVELS or rounds not in (6, 9):
+        raise HTTPException(400, "Unknown computer level or number of rounds.")
+    seats = [SeatSpec("me")] + [SeatSpec("bot", bot_level=level) for _ in range(players - 1)]
     try:  # created and started in one go: a refused start leaves no waiting game behind
-        game = svc.lobby.create(user, 3, 9, seats, client_address(request.scope), start_now=True)
+        game = svc.lobby.create(user, players, rounds, seats, client_address(request.scope),
+                                start_now=True)
     except CapReached as exc:
         return log_in(lobby_page(request, user, str(exc), 429), request, user)
     svc.bots.kick(game.id)
@@ -186,10 +202,16 @@ def lobby_page(request: Request, user: User, error: str | None, status: int,
     """The lobby; ``error`` when a request was refused (``status`` says how)."""
     svc = services(request)
     open_games, more = svc.lobby.open_games(page)
+    my_games = svc.lobby.my_games(user, ended=LOBBY_ENDED_GAMES)  # all: /my-games
+    for entry in my_games:  # time left on the player's own clock, in clocked games
+        game = entry["game"]
+        clocks = svc.clocks.public(game.id) if game.status == "active" else None
+        mine = next((c for c in clocks["seats"] if c["seat"] == entry["seat"]), None) if clocks else None
+        entry["clock"] = mine
     return render(request, "lobby.html", status_code=status, user=user,
-                  my_games=svc.lobby.my_games(user), invitations=svc.lobby.invitations(user),
+                  my_games=my_games, invitations=svc.lobby.invitations(user),
                   open_games=open_games, page=page, more=more, bot_levels=BOT_LEVELS,
-                  error=error)
+                  paces=PRESETS.values(), default_pace=DEFAULT_PRESET, error=error)
 
 
 @router.post("/games")
@@ -206,15 +228,20 @@ async def create_game(request: Request) -> Response:
             kind = str(form.get(f"seat{index}", "open"))
             specs.append(SeatSpec(kind, invited_name=str(form.get(f"invite{index}", "")) or None,
                                   bot_level=str(form.get(f"level{index}", "random"))))
+        clock = _table_clock(form)
+        rated = _rated(form)
         # Each invitation by name tells whether the name exists: limited per user and
         # address (429) before the lobby looks any up.
         lookups = sum(1 for spec in specs if spec.kind == "invited" and spec.invited_name)
         await run_in_threadpool(svc.accounts.lookups.admit, user.id,
                                 client_address(request.scope), lookups)
-        game = await run_in_threadpool(svc.lobby.create, user, players, rounds, specs,
-                                       client_address(request.scope))
+        game = await run_in_threadpool(partial(svc.lobby.create, clock=clock, rated=rated,
+                                               chat=str(form.get("chat", "all")),
+                                               rules=str(form.get("rules", "yucata"))),
+                                       user, players,
+                                       rounds, specs, client_address(request.scope))
     except ValueError as exc:
-        message = str(exc) if isinstance(exc, LobbyError) else "Players and rounds must be numbers."
+        message = str(exc) if isinstance(exc, LobbyError) else "Players, rounds, hours and holidays must be whole numbers."
         status = 429 if isinstance(exc, CapReached) else 400
         return await run_in_threadpool(lobby_page, request, user, message, status)
     return redirect(f"/games/{game.id}")
@@ -234,7 +261,10 @@ def game_page(request: Request, game_id: int) -> Response:
     # check every card draw once the seed is published at the end. It is on the page, not
     # in the views: those stay functions of what the seat may see of the game itself.
     commitment = svc.views.match(game).commitment
-    return render(request, "game.html", user=user, game=game, seat=seat, commitment=commitment)
+    clock = svc.clocks.rules_of(game_id)
+    pace = PRESETS.get(clock.preset) if clock is not None else None
+    return render(request, "game.html", user=user, game=game, seat=seat, commitment=commitment,
+                  clock=clock, pace=pace, reads_chat=svc.chat.may_read(game, seat))
 
 
 def room_page(request: Request, game_id: int, error: str | None, status: int = 409) -> Response:
@@ -335,6 +365,7 @@ def start(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "
                         address=client_address(request.scope))
     except LobbyError as exc:
         return room_page(request, game_id, str(exc), 429 if isinstance(exc, CapReached) else 409)
+    svc.clocks.settle(game_id)  # the first clock runs from the start (none: nothing)
     svc.hub.publish(f"room:{game_id}")
     svc.bots.kick(game_id)
     return redirect(f"/games/{game_id}")
@@ -348,7 +379,7 @@ def _mail_page(request: Request, user: User, error: str | None = None,
                message: str | None = None, status: int = 200) -> Response:
     fresh = services(request).accounts.get(user.id) or user
     return render(request, "account.html", status_code=status, user=fresh, error=error,
-                  message=message)
+                  message=message, zones=ZONES)
 
 
 @router.post("/account/email")
@@ -406,3 +437,84 @@ def unsubscribe(request: Request, token: str) -> Response:
     mail = services(request).mail
     ok = mail is not None and mail.unsubscribe(token)
     return _mail_link_page(request, ok, "unsubscribed")
+
+
+def _rated(form: Any) -> bool:
+    """Rated or friendly, from the creation form (LobbyError for anything else)."""
+    kind = str(form.get("rating", "friendly"))
+    if kind not in ("rated", "friendly"):
+        raise LobbyError("A table is rated or friendly.")
+    return kind == "rated"
+
+
+def _table_clock(form: Any) -> Any:
+    """The table's pace from the creation form (LobbyError or ValueError if refused)."""
+    pace = str(form.get("pace", DEFAULT_PRESET))
+    if pace in PRESETS and PRESETS[pace].rules is None:
+        return None  # no clock: the clock's other fields do not apply
+    hours_from, hours_to = str(form.get("hours_from", "")), str(form.get("hours_to", ""))
+    hours = (int(hours_from), int(hours_to)) if hours_from and hours_to else None
+    holidays = str(form.get("holiday_days", ""))
+    stand_in = str(form.get("stand_in", "")) or None
+    return table_clock(pace, stand_in=stand_in, hours=hours,
+                       holiday_days=int(holidays) if holidays else None)
+
+
+# -- turn clocks (server/clocks/): taking a seat back from the computer, holidays
+
+
+def _own_seat(request: Request, game_id: int, csrf_token: str) -> tuple[Any, int]:
+    user = require_user(request)
+    check_csrf(request, user, csrf_token)
+    svc = services(request)
+    game = svc.lobby.get(game_id)
+    if game is None:
+        raise HTTPException(404, "No such game.")
+    seat = svc.lobby.seat_of(game_id, user.id)
+    if seat is None:
+        raise HTTPException(403, "You have no seat in this game.")
+    return game, seat
+
+
+@router.post("/games/{game_id}/back")
+def take_seat_back(request: Request, game_id: int,
+                   csrf_token: Annotated[str, Form()] = "") -> Response:
+    """One click: the computer that played since the player's clock ran out stops."""
+    game, seat = _own_seat(request, game_id, csrf_token)
+    services(request).play.take_back(game, seat)  # already back: nothing to do
+    return redirect(f"/games/{game_id}")
+
+
+@router.post("/games/{game_id}/holiday")
+def take_holiday(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "",
+                 days: Annotated[str, Form()] = "") -> Response:
+    """The player's clock in this game stands still for ``days`` (within the table's
+    limit); 409 with the reason if refused."""
+    game, seat = _own_seat(request, game_id, csrf_token)
+    try:
+        services(request).clocks.pause(game_id, seat, int(days))
+    except ValueError as exc:
+        message = str(exc) if isinstance(exc, ClockRefused) else "Give a whole number of days."
+        raise HTTPException(409, message) from None
+    return redirect(f"/games/{game_id}")
+
+
+@router.post("/games/{game_id}/holiday/end")
+def end_holiday(request: Request, game_id: int,
+                csrf_token: Annotated[str, Form()] = "") -> Response:
+    """Back early: the days not used are given back."""
+    _game, seat = _own_seat(request, game_id, csrf_token)
+    services(request).clocks.end_holiday(game_id, seat)
+    return redirect(f"/games/{game_id}")
+
+
+@router.post("/account/time-zone")
+def set_time_zone(request: Request, fields: Fields) -> Response:
+    """The player's time zone: playing hours of daily tables count in it."""
+    user = require_user(request)
+    check_csrf(request, user, fields.get("csrf_token"))
+    zone = _field(fields, "time_zone")
+    if not valid_zone(zone):
+        return _mail_page(request, user, error="Choose a time zone from the list.", status=400)
+    services(request).accounts.set_time_zone(user.id, zone)
+    return _mail_page(request, user, message=f"Time zone saved: {zone}.")

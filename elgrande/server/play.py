@@ -5,12 +5,14 @@ All methods are synchronous; the web layer calls them from worker threads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
-from elgrande.matches import GameMovedOn, MatchError, MatchStore
+from elgrande.matches import GameMovedOn, Match, MatchError, MatchStore
 
 from .bots import bot_seed
 from .commands import Command
@@ -20,6 +22,24 @@ from .metrics import Metrics
 from .seat_views import SeatState, SeatViews
 from .seats import Resign
 from .tables import Game, User
+
+if TYPE_CHECKING:
+    from .clocks import ClockKeeper
+
+
+STOPPED = ("abandoned", "cancelled")  # games stopped before their end (no more commits)
+
+Within = Callable[[Connection, Match], None]
+
+
+def both(first: Within, then: Within) -> Within:
+    """Two parts of a commit's transaction, in order."""
+
+    def within(conn: Connection, match: Match) -> None:
+        first(conn, match)
+        then(conn, match)
+
+    return within
 
 
 @dataclass(frozen=True)
@@ -38,8 +58,9 @@ class BotTurn:
 class Play:
     def __init__(self, store: MatchStore, lobby: Lobby, views: SeatViews,
                  metrics: Metrics | None = None, *, sessions: sessionmaker[Session] | None = None,
-                 stand_in_level: str = "medium") -> None:
+                 stand_in_level: str = "medium", clocks: ClockKeeper | None = None) -> None:
         self.store = store
+        self.clocks = clocks  # turn clocks: a computer plays the seats whose time ran out
         self.lobby = lobby
         self.views = views
         self.metrics = metrics or Metrics()
@@ -50,7 +71,10 @@ class Play:
         """The user gives up their seat: a computer plays it on (LobbyError if refused)."""
         if self.resigning is None:
             raise LobbyError("Resigning is not available here.")
-        return self.resigning.resign(game_id, user)
+        game = self.resigning.resign(game_id, user)
+        if self.clocks is not None:
+            self.clocks.settle(game_id, force=True)  # the resigned seat's clock stops
+        return game
 
     def act(self, game: Game, seat: int, command: Command) -> SeatState:
         """One command of a seat; returns the seat's view after it. A refused one raises
@@ -64,17 +88,29 @@ class Play:
         mid = game.match_id
         # A commit from a seat whose player resigned (seen by a process that still
         # remembers it as theirs) is refused: the stand-in plays that seat now.
-        if ((command.kind == "finish" or command.commits_at_once) and self.resigning is not None
-                and self.resigning.has_resigned(game.id, seat)):
+        commits = command.kind == "finish" or command.commits_at_once
+        if commits and self.resigning is not None and self.resigning.has_resigned(game.id, seat):
             raise PlayError("resigned", "You have resigned this game.")
+        if commits and self.lobby.status_of(game.id) in STOPPED:
+            # Read now: the page's copy of the game is as old as the page.
+            raise PlayError("stopped", "This game was stopped: nothing more can be played.")
+        if self._clocked(game) and self.clocks is not None and self.clocks.is_away(game.id, seat):
+            # Back after the clock ran out: acting takes the seat back from the computer
+            # (a turn it is thinking out is then refused; one it committed stands, and
+            # this command is answered against the new state).
+            self.clocks.reclaim(game.id, seat)
         try:
+            # A clocked game's clocks are settled in the commit's own transaction.
+            clocks = self.clocks.in_commit(game) if self.clocks and self._clocked(game) else None
             if command.commits_at_once and command.action is not None:
                 # Step and finish in one transaction: a refusal then means nothing changed
                 # (two separate ones could store the choice and still answer moved_on).
-                match = self.store.play_turn(mid, seat, [command.action], base_seq=command.seq)
+                match = self.store.play_turn(mid, seat, [command.action], base_seq=command.seq,
+                                             within=clocks)
             else:
                 match = self.store.play(mid, seat, command.kind, command.action,
-                                        base_seq=command.seq)
+                                        base_seq=command.seq,
+                                        within=clocks if command.kind == "finish" else None)
         except GameMovedOn as exc:
             raise from_match_error(exc, self.views.view_of(game, exc.match, seat)) from None
         except MatchError as exc:
@@ -82,6 +118,15 @@ class Play:
         if match.over:  # only a commit ends a match
             self.lobby.mark_finished(mid)
         return self.views.view_of(game, match, seat)
+
+    def _clocked(self, game: Game) -> bool:
+        return (self.clocks is not None and game.match_id is not None
+                and self.clocks.clocked_game(game.match_id) == game.id)
+
+    def take_back(self, game: Game, seat: int) -> bool:
+        """The one click that takes a seat back from the computer (False: it was not
+        away)."""
+        return self.clocks is not None and self._clocked(game) and self.clocks.reclaim(game.id, seat)
 
     def after_commit(self, match_id: str) -> None:
         """Marks a game finished if its match is over (for commits made elsewhere)."""
@@ -95,8 +140,9 @@ class Play:
         game = self.lobby.get(game_id)
         if game is None or game.status != "active" or game.match_id is None:
             return []
-        levels = {s["seat"]: s["bot_level"] or "random"
-                  for s in self.lobby.started_seats(game) if s["kind"] == "bot"}
+        seats = self.lobby.started_seats(game)
+        levels = {s["seat"]: s["bot_level"] or "random" for s in seats if s["kind"] == "bot"}
+        levels.update(self._stand_ins(game, {s["seat"] for s in seats if s["kind"] == "human"}))
         match = self.store.load(game.match_id)
         if match.over:
             return []
@@ -112,6 +158,36 @@ class Play:
                                      game.creator_id))
         return turns
 
+    def _stand_ins(self, game: Game, humans: set[int]) -> dict[int, str]:
+        """The away seats a computer plays now, with its level: only while some player
+        is still at the table (a game of absent players waits for them, or is abandoned)."""
+        if self.clocks is None or not self._clocked(game):
+            return {}
+        away = self.clocks.away_seats(game.id) & humans
+        if not away or not humans - away:
+            return {}
+        rules = self.clocks.rules_of(game.id)
+        level = rules.stand_in if rules is not None else "medium"
+        return dict.fromkeys(away, level)
+
+    def pass_for(self, game_id: int, seat: int, seq: int,
+                 within: Callable[[Connection, Match], None] | None = None) -> bool:
+        """The server answers a human holder's veto window with ``pass`` (his "no veto"
+        choice, or the window's time is up: server/veto.py), committed as his turn the
+        way a computer's turn is; False if refused (answered meanwhile, or ``within``,
+        the caller's check in that transaction, refused it)."""
+        game = self.lobby.get(game_id)
+        if game is None or game.status != "active" or game.match_id is None:
+            return False
+        try:
+            over = self.store.play_turn(game.match_id, seat, [f"p{seat} pass"], base_seq=seq,
+                                        fresh=True, within=within).over
+        except MatchError:
+            return False
+        if over:
+            self.lobby.mark_finished(game.match_id)
+        return True
+
     def play_bot_steps(self, game_id: int, seat: int, steps: list[str], seq: int) -> bool:
         """Enters a bot's thought-out turn and finishes it, in one transaction (a crash
         cannot leave half a turn); False if the game moved on meanwhile (the bot will
@@ -120,9 +196,18 @@ class Play:
         # Not once the game is stopped (abandoned: the last human resigned meanwhile).
         if game is None or game.status != "active" or game.match_id is None or not steps:
             return False
+        within = None
+        if self._clocked(game):
+            assert self.clocks is not None
+            within = self.clocks.in_commit(game)
+            if self.lobby.seat_kind(game_id, seat) == "human":
+                # Standing in for an away player: refused if they came back meanwhile.
+                within = both(self.clocks.stand_in_guard(game_id, seat), within)
         try:
-            # fresh: whatever an older server left in the bot's draft is dropped.
-            over = self.store.play_turn(game.match_id, seat, steps, base_seq=seq, fresh=True).over
+            # fresh: whatever an older server left in the bot's draft is dropped (an
+            # away player's unfinished turn too: their time ran out).
+            over = self.store.play_turn(game.match_id, seat, steps, base_seq=seq, fresh=True,
+                                        within=within).over
         except MatchError:
             return False
         if over:

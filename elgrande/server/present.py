@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from elgrande.matches import Draft, Match
-from elgrande.rules import Action, State, is_terminal, redact, to_act, winners
+from elgrande.rules import Action, State, apply, is_terminal, new_game, redact, to_act, winners
+from elgrande.rules.actions import from_code
 from elgrande.rules.board import (
     AREA_CODES,
     AREA_NAMES,
@@ -20,14 +21,14 @@ from elgrande.rules.board import (
     RECRUITS_BY_POWER,
     TILES,
 )
-from elgrande.rules.cards import CARDS
-from elgrande.rules.state import NOT_ASKED, PENDING, SECRET_PURPOSES
+from elgrande.rules.cards import ALL_CARDS
+from elgrande.rules.state import NOT_ASKED, PENDING, SECRET_PURPOSES, WINDOW_NEXT
 
 # Okabe-Ito colours, each with a letter and an SVG pattern so no one needs to tell hues apart.
 COLOURS = (
     {"name": "blue", "hex": "#0072B2", "letter": "B", "pattern": "stripes", "text": "#ffffff"},
     {"name": "orange", "hex": "#E69F00", "letter": "O", "pattern": "dots", "text": "#000000"},
-    {"name": "green", "hex": "#009E73", "letter": "G", "pattern": "cross", "text": "#ffffff"},
+    {"name": "green", "hex": "#009E73", "letter": "G", "pattern": "cross", "text": "#000000"},
     {"name": "pink", "hex": "#CC79A7", "letter": "P", "pattern": "rings", "text": "#000000"},
     {"name": "yellow", "hex": "#F0E442", "letter": "Y", "pattern": "zigzag", "text": "#000000"},
 )
@@ -62,6 +63,54 @@ PROMPTS = {
     "evict": "Name the region the opponents must leave.",
 }
 
+# Each card's effect in a few words, for its face (the full text is in rules/cards.py).
+CARD_SHORT = {
+    "1a": "Move up to 3 Caballeros, any colours",
+    "1b": "Move all yours out of one region",
+    "1c": "Place up to 2 more from court, anywhere",
+    "1d": "Move up to 2 own and 2 opposing",
+    "1e": "Move up to 4 of your own",
+    "1f": "Move up to 3 opposing",
+    "1g": "Move up to 5 out of one region",
+    "1h": "Move up to 4, any colours",
+    "1i": "Place 2 more, or empty one region",
+    "2a": "Opponents each lose one region (secret pick)",
+    "2b": "One of each opponent's to provinces",
+    "2c": "Opponents each lose 3",
+    "2d": "Score a region of your choice",
+    "2e": "Opponents each lose 2 in a region (secret pick)",
+    "2f": "Opponents lose their whole court",
+    "2g": "Opponents lose up to 3 from court",
+    "3a": "Score the fullest region",
+    "3b": "Score every region worth 4",
+    "3c": "Score a region of your choice",
+    "3d": "Score the emptiest occupied region",
+    "3e": "First places only, all regions",
+    "3f": "Score the Castillo",
+    "3g": "Score every region worth 6 or 7",
+    "3h": "Score every region worth 5",
+    "4a": "Take a played power card back",
+    "4b": "Move your Grande",
+    "4c": "Up to 2 from provinces to court",
+    "4d": "King to a neighbouring region",
+    "4e": "Place or move a mobile scoreboard",
+    "4f": "Everyone names a region secretly; lone picks score",
+    "4g": "Evict opponents from a region",
+    "5a": "Move the King anywhere",
+    "2v": "Veto: stop another player's special action",
+}
+
+
+def paying_ranks(n: int) -> int:
+    """How many awards of a region pay: the first with 2 players, two with 3, else all."""
+    return 1 if n == 2 else 2 if n == 3 else 3
+
+
+def card_json(card: int) -> dict[str, Any]:
+    c = ALL_CARDS[card]
+    return {"id": c.id, "name": c.name, "text": c.text, "short": CARD_SHORT.get(c.id, c.name), "stack": c.stack}
+
+
 SECRET_TITLES = {
     "general": "General scoring: where do your Castillo Caballeros go?",
     "2a": "Province: in which region do you lose all your Caballeros?",
@@ -82,7 +131,7 @@ def action_target(action: Action) -> dict[str, Any]:
     elif kind in NUMBER_KINDS:
         out["value"] = arg
     elif kind == "take":
-        out["card"] = CARDS[arg].id
+        out["card"] = ALL_CARDS[arg].id
     elif kind == "lose":
         out["area"] = "court" if arg == 10 else AREA_CODES[arg]
     elif kind == "tile":
@@ -104,7 +153,7 @@ def describe(action: Action, names: list[str]) -> str:
         if kind == "start":
             return f"{names[arg]} is the first start player."
         if kind == "reveal":
-            card = CARDS[arg]
+            card = ALL_CARDS[arg]
             return f"Card {card.id} ({card.name}) is revealed."
         return str(action)
     who = names[action.seat]
@@ -131,10 +180,15 @@ def describe(action: Action, names: list[str]) -> str:
     if kind in simple:
         return simple[kind]
     if kind == "take":
-        card = CARDS[arg]
+        card = ALL_CARDS[arg]
         return f"{who} takes card {card.id} ({card.name})."
+    if kind == "veto":
+        return f"{who} plays the Veto: the rest of the special action is stopped."
+    if kind == "pass":
+        return f"{who} lets the special action go on."
     if kind == "pick":
-        return f"{who} picks up a Caballero of {names[arg // 10]} in {AREA_NAMES[arg % 10]}."
+        whose = "one of their own Caballeros" if arg // 10 == action.seat else f"a Caballero of {names[arg // 10]}"
+        return f"{who} picks up {whose} in {AREA_NAMES[arg % 10]}."
     if kind == "remove":
         return f"{who} sends a Caballero of {names[arg // 10]} from {AREA_NAMES[arg % 10]} to the provinces."
     if kind == "lose":
@@ -147,8 +201,23 @@ def describe(action: Action, names: list[str]) -> str:
     return str(action)
 
 
+VETO_STOPPED = {  # what a veto stopped (the window's ``next``), for the log
+    "begin": "before it began", "effect": "before its effect", "reveal": "before the reveal",
+    "score": "before the next scoring", "remove": "before the next removal",
+    "lose": "before the next player's losses", "step": "before the next Caballero",
+}
+
+
 def describe_event(event: dict[str, Any], names: list[str]) -> str | None:
-    """A scoring as a log line ("Scoring of Aragón (general): Anna 5, Bert 4.")."""
+    """A scoring as a log line ("Scoring of Aragón (general): Anna 5, Bert 4."); a
+    veto (who stopped whose card where) and an expired Veto too (box rules)."""
+    if event.get("type") == "vetoed":
+        return (f"{names[event['seat']]} vetoes {names[event['active']]}'s card "
+                f"{event['card']}: the rest of it is stopped "
+                f"({VETO_STOPPED.get(event['stopped'], event['stopped'])}).")
+    if event.get("type") == "veto_expired":
+        return (f"{names[event['seat']]}'s Veto (taken in round {event['taken_round']}) "
+                "expires unused.")
     if event.get("type") != "score":
         return None
     points = event["points"]
@@ -244,6 +313,157 @@ def final_winners(committed: State, players: list[dict[str, Any]]) -> list[int]:
     return [p for p in stayed if committed.scores[p] == best]
 
 
+def _plural(k: int, word: str = "Caballero") -> str:
+    return f"{k} {word}{'' if k == 1 else 's'}"
+
+
+def progress(state: State, names: list[str], seat: int | None = None) -> dict[str, Any]:
+    """Where the active player is in a multi-step action: a sentence for the status line,
+    the Caballero picked up and not yet put down (``held``), and the opponent being dealt
+    with (2b, 2c: ``dealing``)."""
+    phase, p = state.phase_name, state.active
+    out: dict[str, Any] = {"text": "", "held": None, "dealing": None}
+    if p < 0:
+        return out
+    if phase == "deploy" and state.card >= 0:
+        stack = ALL_CARDS[state.card].stack
+        placed = stack - state.deploy_left
+        out["text"] = (f"{placed} of {stack} placed"
+                       f" ({_plural(state.court[p])} left in court)")
+    elif phase in ("move", "move_drop"):
+        parts = []
+        if state.own_left:
+            parts.append(f"{state.own_left} of yours")
+        if state.opp_left:
+            parts.append(f"{state.opp_left} opposing")
+        if state.any_left:
+            parts.append(f"{state.any_left} of any colour")
+        where = f" out of {AREA_NAMES[state.source]}" if state.source >= 0 else ""
+        out["text"] = "Moves left: " + (" and ".join(parts) or "none") + where + "."
+        if phase == "move_drop" and state.picked >= 0:
+            owner, area = divmod(state.picked, 10)
+            out["held"] = {"owner": owner, "area": AREA_CODES[area]}
+            whose = "your" if owner == p else f"{names[owner]}'s"
+            out["text"] += f" In hand: {whose} Caballero from {AREA_NAMES[area]}."
+    elif phase == "empty_drop" and state.source >= 0:
+        left = state.count(state.source, p)
+        out["text"] = f"{_plural(left)} still to leave {AREA_NAMES[state.source]}."
+    elif phase == "court_place":
+        out["text"] = (f"Up to {state.count_left} more may be placed"
+                       f" ({_plural(state.court[p])} in court).")
+    elif phase == "recall":
+        out["text"] = f"{_plural(state.count_left)} still to recall."
+    elif phase == "remove" and state.queue:
+        q = state.queue[0]
+        out["dealing"] = q
+        rest = [names[x] for x in state.queue[1:]]
+        out["text"] = (f"Now dealing with {names[q]}: pick one of their Caballeros."
+                       + (f" Then: {', '.join(rest)}." if rest else ""))
+    elif phase == "lose" and state.queue:
+        q = state.queue[0]
+        out["dealing"] = q
+        who = "You" if q == seat else names[q]
+        out["text"] = (f"{who} still {'lose' if q == seat else 'loses'} {state.count_left}"
+                       f" (card 2c, dealt by {names[p]}).")
+    return out
+
+
+def secret_context(state: State, seat: int | None, names: list[str]) -> dict[str, Any]:
+    """For the seat's own pending secret choice: what is at stake (``text``) and, per
+    region it may pick, what picking it does (``effects``, by area code)."""
+    out: dict[str, Any] = {"text": "", "effects": {}}
+    purpose = state.secret_purpose
+    if seat is None or purpose < 0 or state.secret[seat] == NOT_ASKED:
+        return out
+    name = SECRET_PURPOSES[purpose]
+    regions = range(len(AREA_CODES) - 1)
+    if name == "general":
+        k = state.castillo(seat)
+        out["text"] = f"You have {_plural(k)} in the Castillo; after it is scored they all go to the region you pick."
+        for r in regions:
+            if r != state.king:
+                out["effects"][AREA_CODES[r]] = f"your {_plural(k)} from the Castillo go to {AREA_NAMES[r]}"
+    elif name in ("2a", "2e"):
+        out["text"] = ("You lose every Caballero in the region you pick." if name == "2a"
+                       else "You lose 2 Caballeros (as many as you have) in the region you pick.")
+        for r in regions:
+            have = state.count(r, seat)
+            lose = have if name == "2a" else min(2, have)
+            out["effects"][AREA_CODES[r]] = (f"you lose {lose} of your {have} there" if have
+                                             else "you have none there")
+    elif name == "4f":
+        out["text"] = "Each region named by exactly one player is scored."
+        for r in regions:
+            out["effects"][AREA_CODES[r]] = (f"{AREA_NAMES[r]} is scored if nobody else names it"
+                                             f" (you have {state.count(r, seat)} there)")
+    elif name == "4g" and state.source >= 0:
+        src = state.source
+        k = state.count(src, seat)
+        by = names[state.active] if state.active >= 0 else "The active player"
+        out["text"] = (f"{by} evicts {AREA_NAMES[src]}: your {_plural(k)} there must all go"
+                       " to the region you pick (back to your court if you pick "
+                       f"{AREA_NAMES[src]} or the King's region).")
+        for r in regions:
+            to_court = r == src or r == state.king
+            out["effects"][AREA_CODES[r]] = (f"your {_plural(k)} go back to your court" if to_court
+                                             else f"your {_plural(k)} move to {AREA_NAMES[r]}")
+    return out
+
+
+WINDOW_REST = {  # what the rest of the special action does next, by the window's ``next``
+    "begin": "the whole special action: {card}",
+    "effect": "the declared effect: {declared}",
+    "reveal": "the secret choices are revealed and take effect",
+    "score": "the scoring of {regions}",
+    "remove": "a Caballero of {players} goes back to the provinces",
+    "lose": "{players} lose{s} Caballeros",
+    "step": "the next Caballero of card {card_id} is moved or placed",
+}
+
+
+def veto_view(state: State, log: list[Action], names: list[str]) -> dict[str, Any] | None:
+    """Box rules, for every seat and spectator (all public): the Vetos in front of their
+    holders with their remaining life (``held``), what the special action declared, and,
+    while a window is open, who is asked, what the action has done so far (``so_far``,
+    the log since it began) and what the rest would do (``rest``)."""
+    v = state.veto
+    if v is None:
+        return None
+    labels = state.config.round_labels
+    held = [{"seat": h, "name": names[h], "taken_round": labels[r],
+             "expires_after_round": labels[min(r + 1, len(labels) - 1)],
+             "life": ("this round and the next" if state.round_index <= r
+                      else "to the end of this round")}
+            for h, r in sorted(zip(v.holder, v.taken, strict=True), key=lambda x: (x[1], x[0]))
+            if h >= 0]
+    declared = from_code(v.declared) if v.declared >= 0 else None
+    out: dict[str, Any] = {"held": held, "declared": str(declared) if declared else None,
+                           "declared_text": describe(declared, names) if declared else None,
+                           "window": None}
+    if state.phase_name != "veto" or state.active < 0:
+        return out
+    nxt = WINDOW_NEXT[v.resume]
+    card = ALL_CARDS[state.card] if state.card >= 0 else None
+    start = next((i for i in range(len(log) - 1, -1, -1)
+                  if log[i].kind == "special" and log[i].seat == state.active), len(log))
+    so_far = [describe(a, names) for a in log[start:]]
+    left = [names[p] for p in state.queue]
+    rest = WINDOW_REST[nxt].format(
+        card=f"{card.id} ({CARD_SHORT.get(card.id, card.name)})" if card else "",
+        card_id=card.id if card else "",
+        declared=describe(declared, names) if declared else "",
+        regions=", ".join(AREA_NAMES[a] for a in v.regions) or "the next region",
+        players=", then ".join(left) or "the next player", s="" if len(left) > 1 else "s")
+    out["window"] = {
+        "next": nxt, "asking": list(v.asking), "active": state.active,
+        "card": card.id if card else None, "so_far": so_far, "rest": rest,
+        "regions_left": [AREA_CODES[a] for a in v.regions], "players_left": state.queue[:],
+        "picked": ({"owner": state.picked // 10, "area": AREA_CODES[state.picked % 10]}
+                   if state.picked >= 0 else None),
+    }
+    return out
+
+
 def present(match: Match, seat: int | None, players: list[dict], game_id: int,
             events: list[list[dict[str, Any]]] | None = None,
             log_shown: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -259,8 +479,11 @@ def present(match: Match, seat: int | None, players: list[dict], game_id: int,
     # are not in it at all. (Who has chosen is public; it comes from `committed`.)
     state = redact(shown, seat)
     legal = [action_target(a) for a in draft.legal()] if draft is not None else []
+    # A turn taken in the draft but not yet finished is still this seat's turn: the
+    # marker stays on it until Finish (the committed state says who acts).
+    acting = to_act(committed) if draft is not None and draft.steps else to_act(shown)
     return board(state, committed, log, match.seq, seat, players, game_id, legal, draft, events,
-                 acting=to_act(shown), log_shown=log_shown)
+                 acting=acting, log_shown=log_shown)
 
 
 def board(state: State, committed: State, log: list[Action], seq: int, seat: int | None,
@@ -287,13 +510,19 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
     if seat is not None and state.secret[seat] >= 0 and state.secret_purpose >= 0:
         own_secret = AREA_CODES[state.secret[seat]]
 
+    # Box rules (Y2): the Castillo's split by colour is not shown; ``state`` is redacted,
+    # so the other seats' counts in it are made up from public counts: never shown either.
+    hidden_split = state.config.options.castillo_hidden
     seats = []
     for p in range(n):
         colour = COLOURS[p]
         seats.append({
             "seat": p, "name": names[p], "kind": players[p]["kind"], "colour": colour,
-            "score": state.scores[p], "court": state.court[p], "provinces": state.provinces[p],
-            "castillo": state.castillo(p), "grande": AREA_CODES[state.grande[p]] if state.grande[p] >= 0 else None,
+            "score": state.scores[p], "court": state.court[p],
+            "provinces": state.provinces[p] if p == seat or not hidden_split else None,
+            "castillo": state.castillo(p) if p == seat or not hidden_split else None,
+            "reserve": state.provinces[p] + state.castillo(p),
+            "grande": AREA_CODES[state.grande[p]] if state.grande[p] >= 0 else None,
             "hand": hand_values(state.hand[p]) if p == seat or state.config.options.hands_public else None,
             "bid": state.bids[p] or None,
             "recruit": RECRUITS_BY_POWER[state.bids[p]] if state.bids[p] else None,
@@ -301,19 +530,27 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
             **resignation(players[p]),
         })
     areas = []
+    paying = paying_ranks(n)
     for area, code in enumerate(AREA_CODES):
         areas.append({
             "code": code, "name": AREA_NAMES[area], "awards": awards(state, area),
+            "counted": awards(state, area)[:paying],
             "printed": list(PRINTED_AWARDS[area]),
-            "counts": [state.count(area, p) for p in range(n)],
+            "counts": [None if hidden_split and area == CASTILLO and p != seat
+                       else state.count(area, p) for p in range(n)],
+            "total": sum(state.count(area, p) for p in range(n)),
             "grandes": [p for p in range(n) if state.grande[p] == area],
             "king": state.king == area, "tile": next((t for t, w in enumerate(state.tiles) if w == area), None),
         })
     blocked = sorted(v for v in state.bids if v)
+    veto = veto_view(state, log, names) if state.veto is not None else None
     purpose = SECRET_PURPOSES[state.secret_purpose] if state.secret_purpose >= 0 else None
     phase = state.phase_name
     return {
         "game_id": game_id,
+        "rules": state.config.options.rule_set,  # "yucata", "box" (or "custom")
+        "castillo_hidden": hidden_split,
+        "veto": veto,
         "seq": seq,
         "seat": seat,
         "spectator": seat is None,
@@ -324,7 +561,9 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
         "areas": areas,
         "castillo": CASTILLO,
         "tiles": [{"values": list(TILES[t]), "area": AREA_CODES[w] if w >= 0 else None} for t, w in enumerate(state.tiles)],
-        "round": state.round,
+        # The round of the committed game: a finished draft may reach into the next one.
+        "round": committed.round,
+        "shown_round": state.round,
         "round_labels": list(state.config.round_labels),
         "scoring_rounds": [3, 6, 9],
         "phase": phase,
@@ -333,16 +572,16 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
         "order": state.order[:],
         "start_player": state.start_player if state.start_player >= 0 else None,
         "blocked_bids": blocked,
-        "cards": [
-            {"id": CARDS[c].id, "name": CARDS[c].name, "text": CARDS[c].text, "stack": CARDS[c].stack}
-            for c in state.available
-        ],
-        "card_taken": CARDS[state.card].id if state.card >= 0 else None,
-        "card_taken_text": CARDS[state.card].text if state.card >= 0 else None,
+        "cards": [card_json(c) for c in state.available],
+        "card_taken": ALL_CARDS[state.card].id if state.card >= 0 else None,
+        "card_taken_text": ALL_CARDS[state.card].text if state.card >= 0 else None,
+        "card_taken_card": card_json(state.card) if state.card >= 0 else None,
+        "progress": progress(state, names, seat) if legal else {"text": "", "held": None, "dealing": None},
         "secret": {
             "purpose": purpose, "title": SECRET_TITLES.get(purpose or "", ""), "mine": own_secret,
             "chosen": [p for p in range(n) if committed.secret[p] >= 0] if purpose else [],
             "waiting": [p for p in range(n) if committed.secret[p] == PENDING] if purpose else [],
+            **secret_context(state, seat, names),
         },
         "legal": legal,
         "prompt": PROMPTS.get(phase, "") if legal else "",
@@ -354,3 +593,41 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
         },
         "log": log_shown if log_shown is not None else move_log(log, events, hidden, seat, names),
     }
+
+
+# At most this many boards per request for watching moves step by step (a whole round of
+# five players stays under it; a page that fell further behind gets the latest ones).
+BOARDS_LIMIT = 60
+
+
+def public_boards(match: Match, players: list[dict], game_id: int, after: int,
+                  events: list[list[dict[str, Any]]] | None = None,
+                  limit: int = BOARDS_LIMIT) -> dict[str, Any]:
+    """What a spectator was shown after each log entry from ``after`` on, for watching
+    the others' moves step by step: board ``k`` is the spectator's view at sequence ``k``
+    (redacted as it was then, without a move log but with the lines of entry ``k``).
+
+    It stops before the first secret choice still unrevealed now (``hidden_secrets``):
+    a board is made only of the log before that, so no hidden choice, nor anything that
+    follows from it, leaves. Drafts are not read at all. At most ``limit`` boards, the
+    latest ones; ``until`` is the last sequence that may be shown."""
+    log = match.actions
+    hidden = hidden_secrets(match.state, log)
+    until = min(hidden) if hidden else len(log)
+    first = max(after + 1, until - limit + 1)
+    names = [p.get("name") or f"Seat {p['seat'] + 1}" for p in players]
+    made: list[dict[str, Any]] = []
+    if first <= until:
+        lines = entry_lines(log[:until], events, names)
+        state = new_game(match.config)
+        for action in log[:first - 1]:
+            apply(state, action)
+        for k in range(first, until + 1):
+            apply(state, log[k - 1])
+            shown = log[:k]
+            view = board(redact(state, None), state, shown, k, None, players, game_id, [], None,
+                         acting=to_act(state), log_shown=[])
+            view["log"] = move_log(shown, events, hidden_secrets(state, shown), None, names,
+                                   lines, start=k - 1)
+            made.append(view)
+    return {"head": len(log), "until": until, "boards": made}

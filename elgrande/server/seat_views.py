@@ -25,20 +25,35 @@ from .tables import Game
 
 EVENT_CACHE_SIZE = 256  # matches whose replay (for the log's scorings) is kept in memory
 VIEW_CACHE_SIZE = 4096  # seat views (as JSON) kept in memory
+# Estimated bytes the caches may hold: their entries grow with the length of a game, so
+# a count alone lets memory climb as long games fill them (docs/deploy.md, soak run).
+VIEW_CACHE_BYTES = 32 << 20
+LOG_CACHE_BYTES = 16 << 20  # each of: the logs as shown, the public logs, the log in words
+LINE_BYTES = 400  # a log entry in words (its sentences and their parts), estimated
 
 
 @dataclass(frozen=True)
 class ShownLog:
     """A move log as sent: the JSON of each line, and whether it is the public one (no
-    secret choice unrevealed: the same for everyone, and only ever extended)."""
+    secret choice unrevealed: the same for everyone, and only ever extended). The lines
+    are shared with the log one entry shorter; the whole text is joined when sent, not
+    kept (kept, every cached view pinned a copy of its whole log)."""
 
     lines: tuple[str, ...]
     public: bool
-    text: str  # the whole log as a JSON array
 
     @classmethod
     def of(cls, lines: tuple[str, ...], public: bool) -> ShownLog:
-        return cls(lines, public, f"[{','.join(lines)}]")
+        return cls(lines, public)
+
+    @property
+    def text(self) -> str:
+        """The whole log as a JSON array."""
+        return f"[{','.join(self.lines)}]"
+
+    def weight(self) -> int:
+        """Estimated bytes, its lines counted in full (they may be shared)."""
+        return 8 * len(self.lines) + sum(map(len, self.lines)) + 100
 
 
 @dataclass(frozen=True)
@@ -75,6 +90,11 @@ def to_json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def _view_weight(key: Any, view: SeatState) -> int:
+    # Its log's lines are shared with the other views of the match: only its own tuple.
+    return len(view.head) + 8 * len(view.log.lines) + 300
+
+
 def view_key(match_id: str, seat: int | None, seq: int, version: str) -> tuple[Any, ...]:
     """What a seat's view is a function of: the committed sequence and its draft."""
     return (match_id, seat, seq, version if seat is not None else "")
@@ -86,11 +106,15 @@ class SeatViews:
         self.store = store
         self._events: dict[str, tuple[int, State, list[list[dict[str, Any]]]]] = {}
         self._events_lock = threading.Lock()
-        self._views: Lru[tuple[Any, ...], SeatState] = Lru(VIEW_CACHE_SIZE)
-        self._lines: Lru[str, tuple[EntryLines, ...]] = Lru(EVENT_CACHE_SIZE)  # log in words
-        self._logs: Lru[tuple[Any, ...], ShownLog] = Lru(EVENT_CACHE_SIZE)
+        self._views: Lru[tuple[Any, ...], SeatState] = Lru(
+            VIEW_CACHE_SIZE, budget=VIEW_CACHE_BYTES, weigh=_view_weight)
+        self._lines: Lru[str, tuple[EntryLines, ...]] = Lru(  # log in words
+            EVENT_CACHE_SIZE, budget=LOG_CACHE_BYTES, weigh=lambda _, v: LINE_BYTES * len(v))
+        self._logs: Lru[tuple[Any, ...], ShownLog] = Lru(
+            EVENT_CACHE_SIZE, budget=LOG_CACHE_BYTES, weigh=lambda _, log: log.weight())
         # per match: (entries, log) of the public log last made
-        self._public_logs: Lru[str, tuple[int, ShownLog]] = Lru(EVENT_CACHE_SIZE)
+        self._public_logs: Lru[str, tuple[int, ShownLog]] = Lru(
+            EVENT_CACHE_SIZE, budget=LOG_CACHE_BYTES, weigh=lambda _, v: v[1].weight())
 
     def match(self, game: Game) -> Match:
         if game.match_id is None:

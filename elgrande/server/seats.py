@@ -9,7 +9,8 @@ resigned, a player alone against computers included), the game is stopped as
 
 The sweep (``Sweeper.sweep_once(now)``, run in the background by the app): waiting games
 that did not start in time expire; guests' games against computers left untouched are
-abandoned. Every update is conditional on the status it changes, so two processes
+abandoned, and so are clocked games whose every player has been away (their clock ran
+out) for longer than a set time. Every update is conditional on the status it changes, so two processes
 sweeping at once, or a sweep racing a start, change each game at most once.
 
 All methods are synchronous; the web layer calls them from worker threads."""
@@ -98,13 +99,16 @@ class Sweeper(Periodic):
 
     def __init__(self, sessions: sessionmaker[Session], now: Callable[[], datetime], *,
                  waiting: timedelta, idle_guest: timedelta, interval: float,
-                 on_change: Callable[[int], None] | None = None) -> None:
+                 on_change: Callable[[int], None] | None = None,
+                 absent: Callable[[datetime], list[int]] | None = None) -> None:
         super().__init__(interval)
         self._sessions = sessions
         self.now = now
         self.waiting = waiting
         self.idle_guest = idle_guest
         self._on_change = on_change  # a game's rooms and pages are told
+        # Running games whose every player has been away (clock run out) too long.
+        self._absent = absent
 
     def sweep_once(self, now: datetime) -> dict[str, list[int]]:
         """One look at ``now``: the ids of the games it expired and abandoned."""
@@ -117,6 +121,10 @@ class Sweeper(Periodic):
         idle = exists().where(and_(MatchRow.id == Game.match_id, MatchRow.over.is_(False),
                                    MatchRow.updated_at < now - self.idle_guest))
         abandoned = self._set_status("active", "abandoned", and_(guest, ~others, idle), now)
+        if self._absent is not None:
+            absent = self._absent(now)
+            if absent:
+                abandoned += self._set_status("active", "abandoned", Game.id.in_(absent), now)
         for game_id in expired + abandoned:
             if self._on_change is not None:
                 self._on_change(game_id)

@@ -110,8 +110,13 @@ class Settings(BaseSettings):
 
     # -- operations
     ws_per_client: int = setting(
-        50, "Open game WebSockets allowed per client address in one process (0: no limit); "
-        "more are closed with code 4429.", "a whole number, 0 or more", ge=0)
+        50, "Open WebSockets (game pages and notice channels) allowed per client address, "
+        "over all processes when `PUBSUB_URL` is set (0: no limit); more are closed with "
+        "code 4429.", "a whole number, 0 or more", ge=0)
+    socket_count_seconds: float = _seconds(
+        "With several processes: how long a process's count of open WebSockets lasts in "
+        "Redis without renewal (renewed every third of it); a dead process's sockets stop "
+        "counting after it.", 30.0)
     log_format: str = setting("text", "Log lines as plain text, or one JSON object per line "
                               "for log collectors.", "text or json", pattern="^(text|json)$")
     log_level: str = setting("warning", "The least severe log level written.",
@@ -171,6 +176,9 @@ class Settings(BaseSettings):
     name_lookups_per_client: int = setting(
         120, "Invitations by name allowed per client address within the account window.",
         "a whole number of at least 1", ge=1)
+    profile_pages_per_minute: int = setting(
+        120, "Profile, ranking and \"My games\" pages one client address, and one player, "
+        "may load within a minute (0: no limit).", "a whole number, 0 or more", ge=0)
     # -- resigning and expiry
     stand_in_level: str = setting(
         "medium", "The computer opponent that takes over the seat of a player who resigns.",
@@ -183,6 +191,29 @@ class Settings(BaseSettings):
         "it is stopped as abandoned.", "a number of days above 0", gt=0, allow_inf_nan=False)
     expiry_sweep_seconds: float = _seconds(
         "Seconds between two looks for expired and abandoned games.", 600.0)
+    # -- the table chat
+    chat_lines_per_minute: int = setting(
+        12, "Chat lines one player may write per minute, over all their games.",
+        "a whole number of at least 1", ge=1)
+    chat_lines_per_client: int = setting(
+        30, "Chat lines allowed per client address per minute.", "a whole number of at least 1",
+        ge=1)
+    # -- the operator's pages
+    legal_dir: str | None = setting(
+        None, "A folder with the operator's privacy.html and imprint.html (HTML fragments "
+        "shown on /privacy and /imprint). Empty: those pages say they are not written yet.",
+        "a folder path, or empty")
+    # -- turn clocks (docs/clocks.md)
+    away_abandon_days: float = setting(
+        3.0, "Days a clocked game may wait with every player away (their clocks ran out) "
+        "before it is stopped as abandoned.", "a number of days above 0", gt=0,
+        allow_inf_nan=False)
+    clock_wake_seconds: float = _seconds(
+        "The longest the clock keeper sleeps between two looks at the deadlines (it wakes "
+        "earlier for the earliest deadline of all games, and at each commit).", 60.0)
+    veto_window_seconds: float = _seconds(
+        "How long a veto window (box rules) waits for its holder before the server passes "
+        "for him; not his turn clock, and no email.", 60.0)
 
     # -- email
     smtp_host: str | None = setting(
@@ -211,8 +242,9 @@ class Settings(BaseSettings):
     # -- browser alerts
     # Every page of a logged-in player holds one /ws/me socket (besides the game's own).
     alert_sockets_per_user: int = setting(
-        30, "Open pages (\"your turn\" notice sockets) allowed per player in one process "
-        "(0: no limit); more are closed with code 4429.", "a whole number, 0 or more", ge=0)
+        30, "Open pages (\"your turn\" notice sockets) allowed per player, over all "
+        "processes when `PUBSUB_URL` is set (0: no limit); more are closed with code 4429.",
+        "a whole number, 0 or more", ge=0)
 
     @field_validator("database_url")
     @classmethod

@@ -36,7 +36,9 @@ def current_user(conn: HTTPConnection) -> User | None:
     if session is None:
         return None
     user = svc.accounts.get(session[0])
-    return user if user is not None and user.session_generation == session[1] else None
+    if user is None or user.banned_at is not None:  # a ban ends every session for good
+        return None
+    return user if user.session_generation == session[1] else None
 
 
 def require_user(request: Request) -> User:

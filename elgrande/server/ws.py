@@ -6,7 +6,13 @@ Client -> server: {"type": "step", "action": "p1 bid 7", "seq": 12},
 A message may carry an integer "id"; the state sent in answer carries it as "ack".
 Server -> client: {"type": "state", "state": {...}, "ack": id?}, {"type": "lobby"} (the game has not
 started; the page reloads when it does), and {"type": "error", "code", "message"}
-followed by a fresh state. A state may carry "log_from": k, and then its "log" holds only
+followed by a fresh state; in a clocked game {"type": "clocks", "clocks": {...}} after
+the first state, after each sync and whenever the clocks change; the table chat:
+{"type": "chat", "lines": [...], "may_write"} (the lines new to the page: after the
+first state if there are any, and whenever a line is written); at a box-rules table
+{"type": "veto", "veto": {"no_veto": [...], "window_deadline", ...}} after each state
+change (server/veto.py); {"type": "chat_ok", "ack"} for the page's own
+line (client: {"type": "chat", "text": "..."}). A state may carry "log_from": k, and then its "log" holds only
 the lines after the first k lines of the log the connection received last (the public
 log only grows; a connection gets the whole log first, and whenever a secret is pending). Only "something changed" travels between connections; each
 connection then builds its own seat's view, so nothing secret is broadcast.
@@ -19,20 +25,22 @@ import contextlib
 import itertools
 import json
 import logging
-from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketState
 
+from .chat import ChatRefused
 from .commands import Command, parse_command
 from .errors import PlayError
 from .hardening.errors import DATABASE_UNAVAILABLE, UNAVAILABLE_MESSAGE, database_problem
 from .hardening.limits import client_address
 from .live import Change
 from .logs import request_id
-from .seat_views import view_key
+from .seat_views import to_json, view_key
+from .socket_counts import SocketCounts
 from .web import current_user, services
 
 router = APIRouter()
@@ -43,26 +51,6 @@ MAX_MESSAGE = 2000
 TOO_MANY_SOCKETS = 4429
 TRY_AGAIN_LATER = 1013
 LOGGED_OUT = 4401
-
-
-class SocketsPerClient:
-    """Open game sockets per client address in this process, at most ``limit`` each
-    (0: no limit), so one address cannot hold the server's memory with idle sockets."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.open: Counter[str] = Counter()
-
-    def admit(self, address: str) -> bool:
-        if self.limit and self.open[address] >= self.limit:
-            return False
-        self.open[address] += 1
-        return True
-
-    def release(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
 
 
 def _same_origin(websocket: WebSocket) -> bool:
@@ -78,9 +66,10 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     if not _same_origin(websocket):
         await websocket.close(code=4403, reason="cross-origin connection refused")
         return
-    sockets: SocketsPerClient | None = getattr(websocket.app.state, "ws_clients", None)
+    sockets: SocketCounts | None = getattr(websocket.app.state, "ws_clients", None)
     address = client_address(websocket.scope)
-    if sockets is not None and not sockets.admit(address):
+    # In a worker thread: with Redis, the count is over every process.
+    if sockets is not None and not await run_in_threadpool(sockets.admit, address):
         # Accepted only to be closed: a close code and reason reach the client.
         await websocket.accept()
         await websocket.close(code=TOO_MANY_SOCKETS,
@@ -97,7 +86,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
             await websocket.close(code=TRY_AGAIN_LATER, reason="database unavailable")
     finally:
         if sockets is not None:
-            sockets.release(address)
+            await run_in_threadpool(sockets.release, address)
 
 
 async def _game_socket(websocket: WebSocket, game_id: int) -> None:
@@ -149,19 +138,60 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             last_sent[0] = shown.key
             log_lines[0] = len(shown.log.lines) if shown.log.public else None
 
+    async def send_clocks() -> None:
+        """The game's clocks (public: remaining time, who is away), if it has any."""
+        if game.match_id is None:
+            return
+        clocks = await run_in_threadpool(svc.clocks.public, game_id)
+        if clocks is not None:
+            await websocket.send_text(to_json({"type": "clocks", "clocks": clocks}))
+
+    async def send_veto() -> None:
+        """Box rules: whose "no veto" holds and the open window's deadline (public)."""
+        if game.match_id is None or svc.veto is None or getattr(game, "rules", None) != "box":
+            return
+        veto = await run_in_threadpool(svc.veto.public, game_id)
+        if veto is not None:
+            await websocket.send_text(to_json({"type": "veto", "veto": veto}))
+
+    chat_seen = [0]  # the newest chat line this page has
+    reads_chat = game.match_id is not None and svc.chat.may_read(game, seat)
+
+    async def send_chat() -> None:
+        """The chat lines this page has not had (none if it may not read the chat)."""
+        if not reads_chat:
+            return
+        lines = await run_in_threadpool(svc.chat.lines, game_id, user.id if user else None,
+                                        chat_seen[0])
+        if lines:  # (a game without chat lines sends none: the page shows the form)
+            await websocket.send_text(to_json({"type": "chat", "lines": lines,
+                                               "may_write": seat is not None}))
+            chat_seen[0] = max(line["id"] for line in lines)
+
     async def pump() -> None:
         while True:
-            change = await sub.queue.get()
+            changes = [await sub.queue.get()]
             while not sub.queue.empty():  # several changes at once: one refresh
-                change = sub.queue.get_nowait()
+                changes.append(sub.queue.get_nowait())
+            moves = [c for c in changes if not (c.clocks or c.chat or c.veto)]
             try:
-                await send_state(answer=False, change=change)
+                if moves:
+                    await send_state(answer=False, change=moves[-1])
+                if moves or any(c.veto for c in changes):
+                    await send_veto()
+                if any(c.clocks for c in changes):
+                    await send_clocks()
+                if any(c.chat for c in changes):
+                    await send_chat()
             except DATABASE_UNAVAILABLE as exc:  # the next change or sync catches up
                 log.warning("database unavailable for a page update: %s", database_problem(exc))
 
     pusher = asyncio.create_task(pump())
     try:
         await send_state()
+        await send_clocks()
+        await send_veto()
+        await send_chat()
         connection_id = request_id.get()
         for number in itertools.count(1):
             text = await websocket.receive_text()
@@ -169,8 +199,13 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             request_id.set(f"{connection_id}.{number}")
             ack, command, error = _parse(text)
             try:
+                if isinstance(command, ChatLine):
+                    await _chat(websocket, svc, game, user, seat, command.text, ack)
+                    continue
                 if command == "sync":
                     await send_state(ack)
+                    await send_clocks()
+                    await send_veto()
                     continue
                 shown = None
                 if error is None and isinstance(command, Command):
@@ -202,8 +237,35 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
         svc.hub.unsubscribe(sub)
 
 
-def _parse(text: str) -> tuple[Any, Command | str | None, PlayError | None]:
-    """(the message's "id", its command or "sync", None) or (id, None, the error)."""
+@dataclass(frozen=True)
+class ChatLine:
+    """A chat message from the page: {"type": "chat", "text": "..."}."""
+
+    text: str
+
+
+async def _chat(websocket: WebSocket, svc: Any, game: Any, user: Any, seat: int | None,
+                text: str, ack: Any) -> None:
+    """Writes a chat line; the answer is {"type": "chat_ok", "ack"} or an error (the
+    line itself reaches every page, this one too, as a "chat" message)."""
+    if seat is not None and not await _still_logged_in(websocket, user):
+        await websocket.close(code=LOGGED_OUT, reason="logged out")
+        return
+    try:
+        if user is None or game.match_id is None:
+            raise ChatRefused("spectator", "Only the players of this game write in its chat.")
+        await run_in_threadpool(svc.chat.post, game, user, seat, text,
+                                client_address(websocket.scope))
+    except ChatRefused as exc:
+        await websocket.send_json({"type": "error", "code": exc.code, "message": str(exc),
+                                   "ack": ack})
+        return
+    await websocket.send_json({"type": "chat_ok", "ack": ack})
+
+
+def _parse(text: str) -> tuple[Any, Command | ChatLine | str | None, PlayError | None]:
+    """(the message's "id", its command, chat line or "sync", None) or (id, None, the
+    error)."""
     if len(text) > MAX_MESSAGE:
         return None, None, PlayError("bad_request", "message too long")
     try:
@@ -215,6 +277,10 @@ def _parse(text: str) -> tuple[Any, Command | str | None, PlayError | None]:
     ack = message.get("id")
     if message["type"] == "sync":
         return ack, "sync", None
+    if message["type"] == "chat":
+        if not isinstance(message.get("text"), str):
+            return ack, None, PlayError("bad_request", "a chat message needs a string 'text'")
+        return ack, ChatLine(message["text"]), None
     try:
         return ack, parse_command(message["type"], message.get("seq"), message.get("action")), None
     except PlayError as exc:

@@ -21,9 +21,10 @@ from starlette.websockets import WebSocketState
 from .alerts import Alerts, Notice
 from .hardening.errors import DATABASE_UNAVAILABLE, database_problem
 from .hardening.limits import client_address
+from .socket_counts import SocketCounts
 from .tables import User
 from .web import current_user, services
-from .ws import LOGGED_OUT, TOO_MANY_SOCKETS, TRY_AGAIN_LATER, SocketsPerClient, _same_origin
+from .ws import LOGGED_OUT, TOO_MANY_SOCKETS, TRY_AGAIN_LATER, _same_origin
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -34,9 +35,10 @@ async def my_socket(websocket: WebSocket) -> None:
     if not _same_origin(websocket):
         await websocket.close(code=4403, reason="cross-origin connection refused")
         return
-    sockets: SocketsPerClient | None = getattr(websocket.app.state, "ws_clients", None)
+    sockets: SocketCounts | None = getattr(websocket.app.state, "ws_clients", None)
     address = client_address(websocket.scope)
-    if sockets is not None and not sockets.admit(address):
+    # In a worker thread: with Redis, the count is over every process.
+    if sockets is not None and not await run_in_threadpool(sockets.admit, address):
         await _refuse(websocket, TOO_MANY_SOCKETS, f"too many connections from your address "
                       f"(at most {sockets.limit})")
         return
@@ -48,7 +50,7 @@ async def my_socket(websocket: WebSocket) -> None:
             await _refuse(websocket, TRY_AGAIN_LATER, "database unavailable")
     finally:
         if sockets is not None:
-            sockets.release(address)
+            await run_in_threadpool(sockets.release, address)
 
 
 async def _refuse(websocket: WebSocket, code: int, reason: str) -> None:
@@ -64,12 +66,12 @@ async def _my_socket(websocket: WebSocket) -> None:
         await _refuse(websocket, LOGGED_OUT, "log in first")
         return
     alerts: Alerts = services(websocket).alerts
-    queue = alerts.open(user.id)
-    if queue is None:
+    if not await run_in_threadpool(alerts.pages.admit, str(user.id)):
         await _refuse(websocket, TOO_MANY_SOCKETS, f"too many open pages for your account "
-                      f"(at most {alerts.per_user})")
+                      f"(at most {alerts.pages.limit})")
         return
     # Subscribed before the list is read: a turn that comes meanwhile is not lost.
+    queue = alerts.open(user.id)
     pusher: asyncio.Task[None] | None = None
     try:
         await websocket.accept()
@@ -82,6 +84,7 @@ async def _my_socket(websocket: WebSocket) -> None:
         pass
     finally:
         alerts.close(user.id, queue)
+        await run_in_threadpool(alerts.pages.release, str(user.id))
         if pusher is not None:
             pusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):

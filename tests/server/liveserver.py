@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -19,7 +20,13 @@ from tests.apps import app_for
 def live_server(tmp_path: Path, bot_delay: float = 0.0) -> Iterator[str]:
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'live.db'}", secret_key="test-secret-key-0123456789",
                         bot_delay=bot_delay)
-    app = app_for(settings)
+    with serving(app_for(settings)) as url:
+        yield url
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread; its base URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -40,7 +40,7 @@ def test_create_game_validates_its_form(client: TestClient, anna: As) -> None:
         ({"players": "2", "seat0": "me", "seat1": "invited", "invite1": "nobody"}, "no player called"),
         ({"players": "2", "seat0": "me", "seat1": "bot", "level1": "godlike"}, "Unknown computer"),
         ({"players": "2", "seat0": "me", "seat1": "robot"}, "Unknown seat kind"),
-        ({"players": "two"}, "must be numbers"),
+        ({"players": "two"}, "must be whole numbers"),
     ]:
         response = anna.post("/games", data={"csrf_token": anna.csrf(), **data})
         assert response.status_code == 400 and message in response.text, (data, response.text[:300])

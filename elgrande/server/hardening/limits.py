@@ -143,7 +143,8 @@ def make_limiters(limits: Limits, redis_url: str | None) -> Limiters:
 
 # ---------------------------------------------------------------- account creation
 
-AccountKind = Literal["registration", "guest"]
+# A password reset request counts like a registration (each sends an email, or may).
+AccountKind = Literal["registration", "guest", "password reset"]
 
 
 class AccountLimitReached(Exception):
@@ -164,14 +165,15 @@ class AccountLimits:
     def admit(self, kind: AccountKind, client: str) -> None:
         """Counts one attempt to create an account of ``kind`` from ``client``; or, if the
         client is at its limit, counts nothing and raises AccountLimitReached."""
-        limit = self.registrations_per_client if kind == "registration" else self.guests_per_client
+        limit = self.guests_per_client if kind == "guest" else self.registrations_per_client
         if limit == 0:  # unlimited (the load benchmark: thousands of guests from 127.0.0.1)
             return
         key = f"{kind}:client:{client}"
         wait = self.limiter.retry_after(key, limit)
         if wait > 0:
             seconds = int(wait) + 1
-            what = "new accounts" if kind == "registration" else "guest accounts"
+            what = {"registration": "new accounts", "guest": "guest accounts",
+                    "password reset": "password reset requests"}[kind]
             log.info("account creation limit reached: %s from %s", kind, client)
             raise AccountLimitReached(
                 f"Too many {what} from your address; try again in {_duration(seconds)}.",

@@ -5,18 +5,21 @@ request but short database writes)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.matches import MatchEvent, MatchStore
 
+from ..accounts import user_named
 from ..lobby import Lobby
 from ..tables import Game, MailOutbox, MailTurn, User
 from . import texts
@@ -108,6 +111,42 @@ class Mailer:
             row.email_confirmed = True
         return True
 
+    # -- password reset: a link to the confirmed address, valid an hour, once
+
+    def send_reset(self, name_or_email: str) -> None:
+        """Sends a reset link if the name or address is an account's with a confirmed
+        address. Says nothing either way (the caller answers the same), so nobody learns
+        which accounts exist; limited per account as confirmations are."""
+        wanted = name_or_email.strip()
+        if not wanted:
+            return
+        with self.sessions.begin() as db:
+            user = (db.scalars(select(User).where(func.lower(User.email) == wanted.lower(),
+                                                  User.email_confirmed.is_(True))).first()
+                    if "@" in wanted else user_named(db, wanted))
+            if (user is None or user.is_guest or user.email is None or not user.email_confirmed
+                    or user.password_hash is None):
+                return
+            if self.outbox.recent(db, "reset", user_id=user.id) >= self.confirmations_per_day:
+                return
+            link = f"{self.base_url}/password/reset/{self.tokens.reset(user.id, reset_fingerprint(user))}"
+            subject, body = texts.reset(user.name, link)
+            self.outbox.queue(db, user_id=user.id, kind="reset", to=user.email, subject=subject,
+                              body=body)
+        self._wake.set()
+
+    def check_reset(self, token: str) -> User | None:
+        """The account a reset link is for, while the link is good (an hour, once)."""
+        found = self.tokens.check_reset(token)
+        if found is None:
+            return None
+        with self.reads() as db:
+            user = db.get(User, found[0])
+        if user is None or user.password_hash is None or not hmac.compare_digest(
+                reset_fingerprint(user), found[1]):
+            return None
+        return user
+
     def set_preference(self, user: User, preference: str) -> None:
         if preference not in PREFERENCES:
             raise MailRefused("Choose one of the offered preferences.")
@@ -162,6 +201,8 @@ class Mailer:
             return True
         view = self.store.view(match_id, None)
         waiting = set(view.to_act) if not view.over else set()
+        if view.view["phase"] == "veto":
+            waiting = set()  # a veto window sends no email (its holder has a minute)
         seats = {s["seat"]: s for s in self.lobby.started_seats(game)
                  if s["kind"] == "human" and s["user_id"] is not None}
         with self.reads() as db:  # most commits change nothing here: no write then
@@ -195,6 +236,26 @@ class Mailer:
 
     def _game_link(self, game_id: int) -> str:
         return f"{self.base_url}/games/{game_id}"
+
+    # -- clocks (server/clocks/): a deadline near, a seat taken over
+
+    def clock_notice(self, kind: str, game_id: int, user_id: int | None, deadline: datetime) -> bool:
+        """``kind`` "reminder" (the deadline is near) or "timeout" (a computer plays
+        the seat now); sent to players who want turn emails or digests. True if queued."""
+        if user_id is None:
+            return False
+        with self.sessions.begin() as db:
+            user = db.get(User, user_id)
+            if user is None or not (_wants(user, "turn") or _wants(user, "digest")):
+                return False
+            assert user.email is not None
+            url = self.unsubscribe_url(user.id, user.email)
+            make = texts.reminder if kind == "reminder" else texts.timed_out
+            subject, body = make(user.name, game_id, deadline, self._game_link(game_id), url)
+            self.outbox.queue(db, user_id=user.id, kind=kind, to=user.email, subject=subject,
+                              body=body, unsubscribe_url=url)
+        self._wake.set()
+        return True
 
     # -- the daily digest
 
@@ -258,6 +319,12 @@ class Mailer:
                 log.exception("the mail worker's round failed")
             self._wake.wait(POLL)
             self._wake.clear()
+
+
+def reset_fingerprint(user: User) -> str:
+    """Changes with the password and the sessions: a used reset link is worth nothing."""
+    made = f"{user.password_hash}:{user.session_generation}".encode()
+    return hashlib.sha256(made).hexdigest()[:24]
 
 
 def _drop_notices(db: Session, user_id: int) -> None:

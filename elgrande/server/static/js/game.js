@@ -2,7 +2,7 @@
 // highlights the legal targets and sends back exactly the action clicked. No rules here.
 import { drawMap } from "./map.js";
 import { Connection } from "./net.js";
-import { renderPanels, renderFinished } from "./panels.js";
+import { renderPanels, renderFinished, renderWatched } from "./panels.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.game);
@@ -11,7 +11,6 @@ const bootstrap = window.bootstrap;
 const ui = {
   state: null,
   secretChoice: null,
-  secretModal: new bootstrap.Modal(document.getElementById("secret-dialog")),
   chooseModal: new bootstrap.Modal(document.getElementById("choose-dialog")),
   secretDismissed: null,
   sent: 0, // commands sent; each is answered by a state carrying its id as "ack"
@@ -22,7 +21,16 @@ window.elgrande = ui; // for tests and the curious: the last state received
 const conn = new Connection(`/ws/games/${gameId}`, {
   onState: (state, ack) => {
     if (ack !== undefined) ui.acked = Math.max(ui.acked, ack);
+    // The answer to a command that committed (Finish, a secret choice): what the board
+    // looks like now is what this player has seen; later changes are marked.
+    if (ack !== undefined && ack === ui.commitCmd) { ui.commitCmd = null; remember(state); }
     document.body.classList.toggle("busy", ui.acked < ui.sent);
+    if (watch.busy) { // shown when the moves being played are done
+      watch.latest = state;
+      watch.acks.push(ack);
+      return;
+    }
+    if (shouldWatch(ui.state, state, ack)) { watchThenRender(ui.state, state); return; }
     render(state);
     retrySecret(state, ack);
   },
@@ -109,12 +117,14 @@ export function label(a, phase = "") {
     case "bid": return `Power card ${a.value}`;
     case "retrieve": return `Take back ${a.value}`;
     case "take": return `Take card ${a.card}`;
+    case "veto": return "Veto: stop the rest of this special action";
+    case "pass": return "No veto: let it go on";
     default: return a.text;
   }
 }
 
 // Actions with no place on the board get buttons above it.
-const BUTTON_KINDS = new Set(["deploy", "special", "end", "done", "recruit", "court", "option"]);
+const BUTTON_KINDS = new Set(["deploy", "special", "end", "done", "recruit", "court", "option", "veto", "pass"]);
 
 function renderButtons(state) {
   const box = document.getElementById("buttons");
@@ -124,7 +134,11 @@ function renderButtons(state) {
     b.className = "btn btn-warning btn-sm legal-button";
     b.id = "open-secret";
     b.textContent = "Make your secret choice…";
-    b.addEventListener("click", () => { ui.secretDismissed = null; renderSecret(ui.state); });
+    b.addEventListener("click", () => {
+      ui.secretDismissed = null;
+      renderSecret(ui.state);
+      document.getElementById("secret-dialog").scrollIntoView({ block: "nearest" });
+    });
     box.appendChild(b);
   }
   for (const a of state.legal) {
@@ -132,6 +146,7 @@ function renderButtons(state) {
     const b = document.createElement("button");
     b.className = "btn btn-warning btn-sm legal-button";
     b.dataset.action = a.text;
+    b.dataset.key = `button-${a.text}`;
     b.textContent = label(a, state.phase);
     b.addEventListener("click", () => act(a));
     box.appendChild(b);
@@ -148,7 +163,8 @@ function renderStatus(state) {
     text = `The game is over. ${w} ${state.winners.length > 1 ? "share the win" : "wins"}.`;
     cls = "alert-dark";
   } else if (state.legal.length) {
-    text = `Your turn (round ${state.round}): ${state.prompt}`;
+    const progress = state.progress && state.progress.text ? ` ${state.progress.text}` : "";
+    text = `Your turn (round ${state.round}): ${state.prompt}${progress}`;
     cls = "alert-warning";
   } else if (state.draft.can_finish) {
     text = "Your turn is complete: Finish turn to confirm it (or Undo).";
@@ -172,27 +188,40 @@ function renderControls(state) {
   finish.className = "btn btn-sm " + (d.can_finish ? "btn-success" : "btn-outline-secondary");
   finish.classList.toggle("pulse", d.can_finish);
   document.getElementById("controls").classList.toggle("d-none", state.spectator || state.finished);
+  document.getElementById("watch-switch").classList.toggle("d-none", state.finished);
 }
 
+// A secret choice: a panel above the map (never over it) with what is at stake; a region
+// is picked on the map or with the buttons, and Confirm sends it.
 function renderSecret(state) {
   const secretActions = state.legal.filter((a) => a.kind === "secret");
-  const dialog = document.getElementById("secret-dialog");
+  const panel = document.getElementById("secret-dialog");
   if (!secretActions.length) {
-    if (dialog.classList.contains("show")) ui.secretModal.hide();
+    panel.classList.add("d-none");
     ui.secretChoice = null;
     return;
   }
+  if (!secretActions.some((a) => a.text === ui.secretChoice)) ui.secretChoice = null;
   document.getElementById("secret-title").textContent = state.secret.title || "Secret choice";
+  document.getElementById("secret-context").textContent = state.secret.text || "";
+  const effects = state.secret.effects || {};
   const box = document.getElementById("secret-options");
   box.replaceChildren();
   for (const a of secretActions) {
     const b = document.createElement("button");
-    b.className = "btn btn-sm " + (ui.secretChoice === a.text ? "btn-primary" : "btn-outline-primary");
+    const on = ui.secretChoice === a.text;
+    b.className = "btn btn-sm " + (on ? "btn-primary" : "btn-outline-primary");
     b.dataset.secret = a.text;
+    b.dataset.key = `secret-${a.area}`;
+    b.setAttribute("aria-pressed", String(on));
     b.textContent = label(a);
-    b.addEventListener("click", () => { ui.secretChoice = a.text; renderSecret(ui.state); });
+    if (effects[a.area]) b.title = effects[a.area];
+    b.addEventListener("click", () => secretPick(a.area));
     box.appendChild(b);
   }
+  const chosen = secretActions.find((a) => a.text === ui.secretChoice);
+  document.getElementById("secret-effect").textContent = chosen
+    ? `${AREA_NAMES[chosen.area]}: ${effects[chosen.area] || "chosen"}. Confirm to send it.` : "";
   const who = document.getElementById("secret-who");
   who.replaceChildren();
   for (const p of state.players) {
@@ -204,7 +233,7 @@ function renderSecret(state) {
   }
   document.getElementById("secret-confirm").disabled = !ui.secretChoice;
   const key = `${state.seq}`;
-  if (!dialog.classList.contains("show") && ui.secretDismissed !== key) ui.secretModal.show();
+  panel.classList.toggle("d-none", ui.secretDismissed === key);
 }
 
 document.getElementById("secret-confirm").addEventListener("click", () => {
@@ -213,10 +242,10 @@ document.getElementById("secret-confirm").addEventListener("click", () => {
 });
 
 function confirmSecret(a) {
-  ui.secretModal.hide();
   ui.lastSecret = a.text;
   act(a);
   ui.secretCmd = ui.sent;
+  ui.commitCmd = ui.sent;
 }
 
 // Called with each state; acts only on the answer to a secret confirmation.
@@ -236,10 +265,14 @@ function retrySecret(state, ack) {
     showError("The game moved on before your choice arrived; please choose again.");
   }
 }
-document.getElementById("secret-hide").addEventListener("click", () => { ui.secretDismissed = `${ui.state.seq}`; });
+document.getElementById("secret-hide").addEventListener("click", () => {
+  ui.secretDismissed = `${ui.state.seq}`;
+  renderSecret(ui.state);
+  document.getElementById("open-secret")?.focus();
+});
 document.getElementById("undo").addEventListener("click", () => send("undo"));
 document.getElementById("redo").addEventListener("click", () => send("redo"));
-document.getElementById("finish").addEventListener("click", () => send("finish"));
+document.getElementById("finish").addEventListener("click", () => { send("finish"); ui.commitCmd = ui.sent; });
 
 function showError(message) {
   const el = document.getElementById("error");
@@ -300,15 +333,118 @@ function rankFinalScores(state) {
   }
 }
 
+// The key of the focused control (map targets, cards, power cards and buttons carry one),
+// so that keyboard focus survives a re-render.
+function focusedKey() {
+  const active = document.activeElement;
+  return active && active.dataset ? active.dataset.key || null : null;
+}
+
+function restoreFocus(key) {
+  if (!key || (document.activeElement && document.activeElement !== document.body)) return;
+  const again = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  if (again) again.focus({ preventScroll: true });
+}
+
+// --- What changed since this player last looked (their last finished turn).
+const seenKey = `elgrande-seen-${gameId}-${root.dataset.seat}`;
+
+function snapshot(state) {
+  return {
+    seq: state.seq, log: state.log.length, king: (state.areas.find((a) => a.king) || {}).code,
+    counts: Object.fromEntries(state.areas.map((a) => [a.code, a.counts])),
+    tiles: state.tiles.map((t) => t.area),
+  };
+}
+
+function remember(state) {
+  ui.seen = snapshot(state);
+  try { localStorage.setItem(seenKey, JSON.stringify(ui.seen)); } catch (e) { /* private mode */ }
+}
+
+function loadSeen() {
+  try { return JSON.parse(localStorage.getItem(seenKey) || "null"); } catch (e) { return null; }
+}
+
+const SCORING = /^Scoring of (.+?) \((.+?)\): (.*)\.$/;
+
+function diffBoards(seen, state) {
+  if (!seen || state.seq <= seen.seq || state.draft.steps.length) return null;
+  const counts = {};
+  let any = false;
+  for (const a of state.areas) {
+    const before = seen.counts[a.code] || [];
+    for (const p of state.players) {
+      const d = a.counts[p.seat] - (before[p.seat] || 0);
+      if (d) { (counts[a.code] ||= {})[p.seat] = d; any = true; }
+    }
+  }
+  const king = (state.areas.find((a) => a.king) || {}).code;
+  const byName = Object.fromEntries(state.areas.map((a) => [a.name, a.code]));
+  byName.Castillo = "CAS";
+  const seatOf = Object.fromEntries(state.players.map((p) => [p.name, p.seat]));
+  const scored = [];
+  const lines = [];
+  for (const entry of state.log.slice(seen.log)) {
+    const m = entry.event && SCORING.exec(entry.text);
+    if (m) {
+      const points = m[3].split(", ").map((part) => {
+        const i = part.lastIndexOf(" ");
+        return { seat: seatOf[part.slice(0, i)], points: Number(part.slice(i + 1)) };
+      }).filter((x) => x.seat !== undefined);
+      scored.push({ area: byName[m[1]] || byName[m[1].replace(/^the /, "")], points });
+      lines.push(entry.text);
+    } else if (entry.seat !== null && entry.seat !== state.seat && / takes card | scores | moves the King | moves the Grande /.test(entry.text)) {
+      lines.push(entry.text);
+    }
+  }
+  for (const p of state.players) {
+    if (p.seat === state.seat) continue;
+    const moved = Object.entries(counts).filter(([, d]) => d[p.seat]).map(([code, d]) => `${d[p.seat] > 0 ? "+" : "−"}${Math.abs(d[p.seat])} ${code}`);
+    if (moved.length) lines.push(`${p.name}'s Caballeros: ${moved.join(", ")}.`);
+  }
+  const tiles = state.tiles.map((t, i) => (t.area !== seen.tiles[i] ? i : -1)).filter((i) => i >= 0);
+  if (!any && king === seen.king && !scored.length && !tiles.length && !lines.length) return null;
+  return { counts, king: king !== seen.king ? { from: seen.king, to: king } : null, scored, tiles, lines };
+}
+
+function renderSince(changes) {
+  const box = document.getElementById("since");
+  box.classList.toggle("d-none", !changes);
+  if (!changes) return;
+  const list = document.getElementById("since-list");
+  const lines = [...changes.lines];
+  if (changes.king) lines.unshift(`The King moved from ${changes.king.from} to ${changes.king.to}.`);
+  list.replaceChildren(...lines.slice(-10).map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
+}
+
+document.getElementById("since-clear").addEventListener("click", () => {
+  remember(ui.state);
+  render(ui.state);
+});
+
 function render(state) {
   ui.state = state;
-  drawMap(document.getElementById("map"), state, { choose });
+  if (ui.seen === undefined) {
+    ui.seen = loadSeen();
+    if (!ui.seen || ui.seen.seq > state.seq) remember(state);
+  }
+  ui.changes = state.finished ? null : diffBoards(ui.seen, state);
+  renderSince(ui.changes);
+  const key = focusedKey();
+  const map = document.getElementById("map");
+  // A finished game's map belongs to its stepper (drawn from the replay of the log).
+  const stepping = state.finished && renderFinished(state, gameId, map);
+  if (!stepping || !map.dataset.replaySeq) {
+    drawMap(map, state, { choose, secretPick }, {
+      actionName: (a) => label(a, state.phase), selected: selectedArea(state), changes: ui.changes,
+    });
+  }
   renderStatus(state);
   renderControls(state);
   renderButtons(state);
   renderPanels(state, { act });
   renderSecret(state);
-  if (state.finished) renderFinished(state, gameId);
   renderResignations(state);
   const commitment = root.dataset.commitment;
   document.getElementById("commitment").textContent = commitment
@@ -322,8 +458,142 @@ function render(state) {
   document.body.dataset.seq = state.seq;
   document.body.dataset.legal = state.legal.length;
   document.body.dataset.steps = state.draft.steps.length;
+  restoreFocus(key);
   window.dispatchEvent(new CustomEvent("elgrande:state", { detail: state }));
 }
+
+function selectedArea(state) {
+  const a = state.legal.find((x) => x.text === ui.secretChoice);
+  return a ? a.area : null;
+}
+
+// A region clicked on the map for a secret choice: selected (Confirm sends it).
+function secretPick(code) {
+  const a = ui.state.legal.find((x) => x.kind === "secret" && x.area === code);
+  if (!a) return;
+  const key = focusedKey();
+  ui.secretChoice = a.text;
+  ui.secretDismissed = null;
+  renderSecret(ui.state);
+  drawMap(document.getElementById("map"), ui.state, { choose, secretPick }, {
+    actionName: (x) => label(x, ui.state.phase), selected: code, changes: ui.changes,
+  });
+  restoreFocus(key);
+}
+
+// --- Watching the others' moves. When their commits arrive while this player waits (no
+// decision of theirs open, nothing in flight), the map plays the public boards in between
+// (GET /api/games/{id}/boards) one by one at a readable pace, then the page shows the new
+// state. Skip, the switch, or prefers-reduced-motion show it at once; the answers to this
+// player's own commands are never played.
+const WATCH_MS = 700;
+const watchKey = "elgrande-watch";
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+const watch = { busy: false, latest: null, acks: [], skip: false, wake: null, played: 0 };
+ui.watch = watch;
+
+function watching() {
+  try { return localStorage.getItem(watchKey) !== "off"; } catch (e) { return true; }
+}
+
+// Whether `state` holds log entries after sequence `seq` made by another seat.
+function othersMovedAfter(seq, state) {
+  return state.seq > seq && state.log.some((e) => !e.event && e.seq >= seq && e.seat !== null && e.seat !== state.seat);
+}
+
+function shouldWatch(prev, state, ack) {
+  return Boolean(prev) && ack === undefined && watching() && !reducedMotion.matches && !prev.finished
+    && !prev.legal.length && !prev.draft.steps.length && ui.acked >= ui.sent
+    && othersMovedAfter(prev.seq, state);
+}
+
+function pause(ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    watch.wake = () => { clearTimeout(timer); resolve(); };
+  });
+}
+
+// One step: the board after it, marked with what that step changed (pieces that came or
+// went, the King's or a scoreboard's move, scorings), and the side panels with it.
+function showStep(board, before, index, count) {
+  const map = document.getElementById("map");
+  const changes = diffBoards({ ...snapshot(before), log: 0 }, board);
+  drawMap(map, board, { choose: () => {} }, { changes });
+  renderWatched({ ...board, seat: ui.state.seat });
+  map.dataset.watchSeq = String(board.seq);
+  const said = board.log.map((e) => e.text).join(" ");
+  document.getElementById("watch-text").textContent = `Step ${index + 1} of ${count}: ${said}`;
+  document.body.dataset.watching = String(board.seq);
+  watch.played += 1;
+}
+
+async function watchThenRender(prev, state) {
+  Object.assign(watch, { busy: true, latest: state, acks: [], skip: false });
+  const bar = document.getElementById("watch");
+  bar.classList.remove("d-none");
+  let from = prev.seq;
+  let before = prev;
+  try {
+    // Until the newest state is reached (more commits may come in while playing).
+    while (!watch.skip && othersMovedAfter(from, watch.latest)) {
+      const target = watch.latest.seq;
+      const response = await fetch(`/api/games/${gameId}/boards?after=${from}`);
+      if (!response.ok) break;
+      const got = await response.json();
+      const steps = got.boards.filter((b) => b.seq > from && b.seq <= target);
+      if (!steps.length) break;
+      for (let i = 0; i < steps.length && !watch.skip; i++) {
+        showStep(steps[i], before, i, steps.length);
+        await pause(WATCH_MS);
+        from = steps[i].seq;
+        before = steps[i];
+      }
+      if (got.until < target) break; // a secret choice is still hidden beyond
+    }
+  } catch (e) {
+    // Whatever failed, the new state is shown below.
+  }
+  bar.classList.add("d-none");
+  delete document.body.dataset.watching;
+  delete document.getElementById("map").dataset.watchSeq;
+  watch.busy = false;
+  watch.wake = null;
+  const latest = watch.latest;
+  const acks = watch.acks;
+  render(latest);
+  for (const ack of acks) retrySecret(latest, ack);
+}
+
+document.getElementById("watch-skip").addEventListener("click", () => {
+  watch.skip = true;
+  if (watch.wake) watch.wake();
+});
+const watchToggle = document.getElementById("watch-toggle");
+watchToggle.checked = watching();
+watchToggle.addEventListener("change", () => {
+  try { localStorage.setItem(watchKey, watchToggle.checked ? "on" : "off"); } catch (e) { /* private mode */ }
+  if (!watchToggle.checked && watch.wake) { watch.skip = true; watch.wake(); }
+});
+
+// Map size: the map fits the width; + and − enlarge it inside its frame (which then
+// scrolls), Fit brings it back. Pinch-zoom works too (the page allows it).
+const ZOOMS = [1, 1.5, 2, 2.5, 3];
+function setZoom(index) {
+  ui.zoom = Math.max(0, Math.min(ZOOMS.length - 1, index));
+  const factor = ZOOMS[ui.zoom];
+  const map = document.getElementById("map");
+  map.style.width = `${factor * 100}%`;
+  document.getElementById("board-wrap").classList.toggle("zoomed", factor > 1);
+  document.getElementById("zoom-level").textContent = `${Math.round(factor * 100)}%`;
+  document.getElementById("zoom-out").disabled = ui.zoom === 0;
+  document.getElementById("zoom-reset").disabled = ui.zoom === 0;
+  document.getElementById("zoom-in").disabled = ui.zoom === ZOOMS.length - 1;
+}
+document.getElementById("zoom-in").addEventListener("click", () => setZoom(ui.zoom + 1));
+document.getElementById("zoom-out").addEventListener("click", () => setZoom(ui.zoom - 1));
+document.getElementById("zoom-reset").addEventListener("click", () => setZoom(0));
+setZoom(0);
 
 ui.connection = conn;
 conn.open();

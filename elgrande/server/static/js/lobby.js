@@ -17,3 +17,25 @@ if (players) {
   document.getElementById("new-game").addEventListener("change", refresh);
   refresh();
 }
+
+// Pace: playing hours and holidays apply to daily tables only; the computer level to
+// any clocked table.
+const pace = document.getElementById("pace");
+
+function refreshPace() {
+  const option = pace.options[pace.selectedIndex];
+  const daily = option.dataset.daily === "1";
+  const clocked = pace.value !== "none";
+  document.querySelectorAll("#pace-fields .daily-only").forEach((el) => {
+    el.classList.toggle("d-none", !daily);
+    el.querySelectorAll("select, input").forEach((field) => { field.disabled = !daily; });
+  });
+  const standIn = document.getElementById("stand_in");
+  standIn.disabled = !clocked;
+  standIn.closest(".col-sm-6").classList.toggle("invisible", !clocked);
+}
+
+if (pace) {
+  pace.addEventListener("change", refreshPace);
+  refreshPace();
+}

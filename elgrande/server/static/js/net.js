@@ -6,6 +6,8 @@ export class Connection {
     this.ws = null;
     this.delay = 250;
     this.queue = [];
+    // Other parts of the page (the chat) send through this socket too.
+    document.addEventListener("elgrande:send", (event) => this.send(event.detail));
   }
 
   open() {
@@ -31,8 +33,16 @@ export class Connection {
         log = state.log;
         this.handlers.onState(state, message.ack);
       }
+      // The table chat (static/js/chat.js): its lines, and the answers to its sends.
+      else if (message.type === "chat") document.dispatchEvent(new CustomEvent("elgrande:chat", { detail: message }));
+      else if (message.type === "chat_ok" || (message.type === "error" && typeof message.ack === "string" && message.ack.startsWith("chat")))
+        document.dispatchEvent(new CustomEvent("elgrande:chat-answer", { detail: message }));
       else if (message.type === "error") this.handlers.onError(message);
       else if (message.type === "lobby") this.handlers.onLobby();
+      // The table's clocks: static/js/clock.js shows them.
+      else if (message.type === "clocks") document.dispatchEvent(new CustomEvent("elgrande:clocks", { detail: message.clocks }));
+      // Box rules: "no veto" choices and the open window's deadline (static/js/veto.js).
+      else if (message.type === "veto") document.dispatchEvent(new CustomEvent("elgrande:veto", { detail: message.veto }));
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;

@@ -1,5 +1,6 @@
 // Side panels: round track, action cards (with popovers), power cards, players, log,
 // and the finished game's scores with a log stepper.
+import { scoreChart } from "./chart.js";
 import { drawMap } from "./map.js";
 
 const bootstrap = window.bootstrap;
@@ -40,36 +41,69 @@ function renderRounds(state) {
   }
 }
 
+// An action card: its face is one button (id, name, effect in a few words, how many it
+// deploys) with the full text as a tooltip on hover and focus; the ⓘ beside it opens the
+// details. A card that cannot be taken now stays focusable (aria-disabled) for its tooltip.
 function renderCards(state, handlers) {
-  document.getElementById("cards").closest("section").classList.toggle("d-none", state.finished);
+  const section = document.getElementById("cards").closest("section");
+  section.classList.toggle("d-none", state.finished);
   const legal = new Map(state.legal.filter((a) => a.kind === "take").map((a) => [a.card, a]));
-  const key = JSON.stringify([state.cards.map((c) => c.id), [...legal.keys()], state.card_taken]);
+  const key = JSON.stringify([state.cards.map((c) => c.id), [...legal.keys()], state.card_taken, state.round, state.phase]);
   if (key === cardsKey) return;
   cardsKey = key;
-  popovers.forEach((p) => p.dispose());
+  popovers.forEach((p) => { p.hide(); p.dispose(); });
   popovers = [];
   const box = document.getElementById("cards");
   box.replaceChildren();
-  const shown = [...state.cards];
-  if (state.card_taken && !shown.some((c) => c.id === state.card_taken)) {
-    shown.push({ id: state.card_taken, name: "taken this turn", text: state.card_taken_text, stack: Number(state.card_taken[0]), taken: true });
+  const shown = state.cards.map((c) => ({ ...c }));
+  if (state.card_taken && state.card_taken_card && !shown.some((c) => c.id === state.card_taken)) {
+    shown.push({ ...state.card_taken_card, taken: true });
   }
   for (const card of shown) {
     const a = legal.get(card.id);
     const el = h("div", { class: "action-card" + (a ? " legal" : "") + (card.taken ? " taken" : ""), "data-card": card.id });
-    el.append(h("div", { class: "card-stack", text: `${card.stack}` , title: `deploys up to ${card.stack}` }));
-    el.append(h("div", { class: "card-name", text: `${card.id} ${card.name}` }));
+    const deploys = `deploys ${card.stack}`;
+    const name = `${a ? "Take card" : "Card"} ${card.id}, ${card.name}: ${card.short}; ${deploys}` +
+      (card.taken ? " (taken this turn)" : "");
+    const face = h("button", { type: "button", class: "card-face", "aria-label": name, "data-key": `card-${card.id}` },
+      h("span", { class: "card-head" },
+        h("span", { class: "card-id", text: card.id }),
+        h("span", { class: "card-name", text: card.name })),
+      h("span", { class: "card-short", text: card.short }),
+      h("span", { class: "card-stack", title: `deploys up to ${card.stack}` },
+        h("span", { class: "card-stack-n", text: String(card.stack) }), " deploy",
+        card.taken ? h("span", { class: "card-taken-note", text: " · taken" }) : null));
+    if (!a) face.setAttribute("aria-disabled", "true");
+    face.addEventListener("click", () => { if (a) handlers.act(a); });
+    el.append(face);
+    popovers.push(new bootstrap.Tooltip(face, {
+      title: `${card.id} ${card.name}: ${card.text} Deploys up to ${card.stack}.`,
+      trigger: "hover focus", placement: "top", animation: false,
+    }));
     const info = h("button", { class: "btn btn-link btn-sm p-0 card-info", type: "button", "aria-label": `About card ${card.id}`, text: "i" });
     el.append(info);
     popovers.push(new bootstrap.Popover(info, {
       title: `${card.name} (${card.id})`,
       content: `${card.text} Deploys up to ${card.stack} Caballero${card.stack > 1 ? "s" : ""} from your court, before or after the special action.`,
-      trigger: "focus", placement: "bottom",
+      trigger: "focus", placement: "bottom", animation: false,
     }));
     info.addEventListener("click", (e) => e.stopPropagation());
-    if (a) el.addEventListener("click", () => handlers.act(a));
     box.append(el);
   }
+  // An empty row says why.
+  const why = document.getElementById("cards-note");
+  let note = "";
+  if (!shown.length && !state.finished) {
+    if (state.secret.purpose === "general") {
+      note = `Round ${state.round} is over: general scoring first, then the next round's action cards are laid out.`;
+    } else if (state.draft.can_finish && !state.legal.length) {
+      note = `All of round ${state.round}'s action cards are taken. The next round's are laid out once you finish your turn.`;
+    } else {
+      note = `All of round ${state.round}'s action cards are taken; the next round's are laid out when it begins.`;
+    }
+  }
+  why.textContent = note;
+  why.classList.toggle("d-none", !note);
 }
 
 function renderPower(state, handlers) {
@@ -82,15 +116,17 @@ function renderPower(state, handlers) {
   const retrieve = new Map(state.legal.filter((a) => a.kind === "retrieve").map((a) => [a.value, a]));
   for (let v = 1; v <= 13; v++) {
     const inHand = me ? me.hand.includes(v) : false;
-    const blocked = state.blocked_bids.includes(v);
+    const blocked = inHand && state.blocked_bids.includes(v);
     const a = bids.get(v) || retrieve.get(v);
     const cls = ["power-card"];
-    if (!me || !inHand) cls.push("played");
-    if (blocked) cls.push("blocked");
+    const status = !inHand ? "played" : blocked ? "blocked" : "in-hand";
+    cls.push(status);
     if (a) cls.push("legal");
-    const el = h("button", { class: cls.join(" "), type: "button", "data-bid": v,
-      title: blocked ? "already played this round" : inHand ? "in your hand" : "played", text: String(v) });
-    el.disabled = !a;
+    const what = { played: "played earlier", blocked: "in your hand, blocked: played by someone this round", "in-hand": "in your hand" }[status];
+    const label = a ? `${a.kind === "retrieve" ? "Take back" : "Play"} power card ${v}` : `Power card ${v}, ${what}`;
+    const el = h("button", { class: cls.join(" "), type: "button", "data-bid": v, "data-key": `bid-${v}`,
+      title: what, "aria-label": label, text: String(v) });
+    if (!a) el.setAttribute("aria-disabled", "true");
     if (a) el.addEventListener("click", () => handlers.act(a));
     box.append(el);
   }
@@ -107,11 +143,13 @@ function renderPlayers(state) {
     h("th", { text: "Card", class: "text-end", title: "power card this round" }))));
   const body = h("tbody");
   const order = state.order.length ? state.order : state.players.map((p) => p.seat);
+  document.getElementById("players").setAttribute("aria-label", "Players, scores and Caballeros");
   for (const p of state.players) {
     const turn = order.indexOf(p.seat);
     const row = h("tr", { class: (p.to_act ? "to-act " : "") + (p.seat === state.seat ? "me" : ""), "data-seat": p.seat },
       h("td", {}, swatch(p)),
-      h("td", {}, `${p.name}${p.seat === state.seat ? " (you)" : ""}${p.to_act ? " ◀" : ""}`,
+      h("td", {}, p.to_act ? h("span", { class: "turn-marker", title: "to play now", "aria-label": "to play now", text: "▶ " }) : null,
+        `${p.name}${p.seat === state.seat ? " (you)" : ""}`,
         p.secret === "chosen" ? h("span", { class: "badge text-bg-success ms-1", text: "chosen" }) : null,
         p.secret === "pending" ? h("span", { class: "badge text-bg-secondary ms-1", text: "choosing" }) : null,
         state.order.length ? h("span", { class: "text-body-secondary small ms-1", text: `#${turn + 1}` }) : null),
@@ -125,15 +163,35 @@ function renderPlayers(state) {
   table.append(body);
 }
 
+// The log keeps its newest line in view, unless the reader scrolled up to older lines
+// (then it stays where they are until they scroll back down).
+let logPinned = true;
+function pinLog(list) {
+  if (list.dataset.pin) return;
+  list.dataset.pin = "1";
+  list.addEventListener("scroll", () => {
+    logPinned = list.scrollTop + list.clientHeight >= list.scrollHeight - 5;
+  });
+  // The column's other parts change size (cards come and go): stay at the bottom.
+  new ResizeObserver(() => { if (logPinned) list.scrollTop = list.scrollHeight; }).observe(list);
+}
+
 function renderLog(state) {
   const list = document.getElementById("log");
-  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 5;
+  pinLog(list);
   list.replaceChildren();
   for (const entry of state.log) {
     list.append(h("li", { "data-seq": entry.seq, class: entry.event ? "log-event" : "", text: entry.text }));
   }
-  if (atBottom || !list.dataset.init) list.scrollTop = list.scrollHeight;
-  list.dataset.init = "1";
+  if (logPinned) list.scrollTop = list.scrollHeight;
+}
+
+// While the others' moves are played step by step: the round, cards and players as they
+// were after that step (`board`: a spectator's board, with the viewer's seat).
+export function renderWatched(board) {
+  renderRounds(board);
+  renderCards(board, { act: () => {} });
+  renderPlayers(board);
 }
 
 export function renderPanels(state, handlers) {
@@ -144,49 +202,133 @@ export function renderPanels(state, handlers) {
   renderLog(state);
 }
 
+// --- The finished game: final scores with where they came from and a chart of the
+// scores over time (top of the page), and a stepper that shows the board after any move
+// on the main map, by single moves, by turns and by rounds.
 let finishedShown = false;
 
-export function renderFinished(state, gameId) {
-  if (finishedShown) return;
+const PART_HEADS = [
+  ["general", "General scorings", "regions scored at the general scorings (bonuses apart)"],
+  ["special", "Special scorings", "regions scored by the special actions of action cards (bonuses apart)"],
+  ["castillo", "Castillo", "the Castillo, at general scorings and by cards"],
+  ["bonuses", "Bonuses", "+2 for the sole leader of the region of their Grande, +2 of the King's region"],
+];
+
+function breakdownCells(table, summary) {
+  const other = summary.seats.some((s) => s.other);
+  if (other) table.querySelector("thead tr").append(h("th", { class: "text-end", text: "Other" }));
+  for (const seat of summary.seats) {
+    const row = table.querySelector(`tbody tr[data-seat="${seat.seat}"]`);
+    if (!row) continue;
+    row.querySelectorAll(".part").forEach((td) => {
+      const part = td.dataset.part;
+      td.textContent = String(seat[part]);
+      if (part === "bonuses") td.title = `Grande ${seat.grande}, King ${seat.king}`;
+    });
+    if (other) row.append(h("td", { class: "text-end", text: String(seat.other) }));
+  }
+}
+
+// state: the finished view; map: the main map's SVG, which the stepper draws on.
+export function renderFinished(state, gameId, map) {
+  if (finishedShown) return true;
   finishedShown = true;
   const box = document.getElementById("finished");
   box.classList.remove("d-none");
   const ranked = [...state.players].sort((a, b) => b.score - a.score);
-  const table = h("table", { class: "table table-sm w-auto", id: "final-scores" },
-    h("thead", {}, h("tr", {}, h("th", { text: "" }), h("th", { text: "Player" }), h("th", { text: "Final score" }))));
+  const head = h("tr", {}, h("th", { text: "", "aria-label": "Colour" }), h("th", { text: "Player" }),
+    h("th", { class: "text-end", text: "Final score" }));
+  for (const [, name, why] of PART_HEADS) head.append(h("th", { class: "text-end", title: why, text: name }));
+  const table = h("table", { class: "table table-sm w-auto mb-1", id: "final-scores" }, h("thead", {}, head));
   const body = h("tbody");
   for (const p of ranked) {
-    body.append(h("tr", { class: state.winners.includes(p.seat) ? "table-warning" : "" },
+    const row = h("tr", { class: state.winners.includes(p.seat) ? "table-warning" : "", "data-seat": p.seat },
       h("td", {}, swatch(p)), h("td", {}, p.name, state.winners.includes(p.seat) ? h("span", { class: "badge text-bg-warning ms-1", text: "winner" }) : null),
-      h("td", { class: "fw-bold", text: String(p.score) })));
+      h("td", { class: "fw-bold text-end", text: String(p.score) }));
+    for (const [part] of PART_HEADS) row.append(h("td", { class: "text-end part", "data-part": part, text: "…" }));
+    body.append(row);
   }
   table.append(body);
+  const record = h("a", { href: `/api/games/${gameId}/record`, id: "record-link", text: "the game record (JSON, with the seed)" });
+  const chartBox = h("figure", { class: "score-chart-box mb-0", id: "score-chart-box" },
+    h("figcaption", { class: "small text-body-secondary", text: "Scores over the game: rounds on top, general scorings marked ▲ (click to see the board then)." }));
+  box.append(h("h2", { class: "h5 mb-1", id: "final-title", text: "Final scores" }),
+    h("div", { class: "row g-2 align-items-start" },
+      h("div", { class: "col-xl-5 col-lg-6" }, h("div", { class: "table-responsive", tabindex: "0", role: "region", "aria-label": "Final scores" }, table),
+        h("p", { class: "small mb-0" }, "Check every draw: ", record, ".")),
+      h("div", { class: "col-xl-7 col-lg-6" }, chartBox)));
+
+  // The stepper, above the map.
   const total = state.seq;
-  const slider = h("input", { type: "range", class: "form-range", min: "0", max: String(total), value: String(total), id: "replay-slider" });
-  const prev = h("button", { class: "btn btn-outline-secondary btn-sm", id: "replay-prev", text: "◀ step" });
-  const next = h("button", { class: "btn btn-outline-secondary btn-sm", id: "replay-next", text: "step ▶" });
-  const where = h("span", { class: "small ms-2", id: "replay-where", text: `move ${total} of ${total}` });
-  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  svg.setAttribute("viewBox", "0 0 1000 820");
-  svg.id = "replay-map";
-  svg.classList.add("replay-map");
-  const caption = h("div", { class: "small text-body-secondary", id: "replay-caption" });
+  let summary = null;
+  let chart = null;
+  let current = total;
+  const names = state.players.map((p) => p.name);
+  const btn = (id, label, text) => h("button", { type: "button", class: "btn btn-outline-secondary btn-sm", id, "aria-label": label, text });
+  const roundPrev = btn("replay-round-prev", "Back to the start of the round", "« round");
+  const turnPrev = btn("replay-turn-prev", "Back one turn", "◀ turn");
+  const prev = btn("replay-prev", "Back one move", "◀ step");
+  const next = btn("replay-next", "Forward one move", "step ▶");
+  const turnNext = btn("replay-turn-next", "Forward one turn", "turn ▶");
+  const roundNext = btn("replay-round-next", "Forward to the next round", "round »");
+  for (const b of [roundPrev, turnPrev, turnNext, roundNext]) b.disabled = true;
+  const where = h("span", { class: "small", id: "replay-where", text: `move ${total} of ${total}` });
+  const turnText = h("span", { class: "small fw-semibold", id: "replay-turn", "aria-live": "polite" });
+  const slider = h("input", { type: "range", class: "form-range", min: "0", max: String(total), value: String(total), id: "replay-slider", "aria-label": "Move shown" });
+  const caption = h("div", { class: "small text-body-secondary replay-caption", id: "replay-caption" });
+  const stepper = document.getElementById("replay");
+  stepper.classList.remove("d-none");
+  stepper.append(h("h2", { class: "h6 mb-1", text: "Step through the game" }),
+    h("div", { class: "d-flex flex-wrap align-items-center gap-1", role: "group", "aria-label": "Step through the game" },
+      roundPrev, turnPrev, prev, next, turnNext, roundNext, where, turnText), slider, caption);
+
+  function describeTurn(seq) {
+    if (!summary) return "";
+    const round = [...summary.rounds].reverse().find((r) => r.seq <= seq);
+    const turn = summary.turns.find((t) => t.start < seq && seq <= t.seq);
+    const r = round ? `Round ${round.round}` : "Set-up";
+    if (!seq) return "Set-up";
+    return turn ? `${r} · ${names[turn.seat]}'s turn${seq === turn.seq ? "" : ` (move ${seq - turn.start} of ${turn.seq - turn.start})`}` : r;
+  }
+
+  let asked = 0;
   async function show(seq) {
+    current = seq;
     slider.value = String(seq);
     where.textContent = `move ${seq} of ${total}`;
+    turnText.textContent = describeTurn(seq);
+    if (chart) chart.mark(seq);
+    const mine = ++asked;
     const response = await fetch(`/api/games/${gameId}/replay/${seq}`);
     const view = await response.json();
-    drawMap(svg, view, { choose: () => {} });
+    if (mine !== asked) return; // a later request was made meanwhile
+    drawMap(map, view, { choose: () => {} });
+    map.dataset.replaySeq = String(seq);
     const lines = view.log.filter((e) => e.seq === seq - 1).map((e) => e.text);
     caption.textContent = seq ? lines.join(" ") : "The start of the game.";
   }
-  prev.addEventListener("click", () => show(Math.max(0, Number(slider.value) - 1)));
-  next.addEventListener("click", () => show(Math.min(total, Number(slider.value) + 1)));
+  const turnEnds = () => [0, ...summary.turns.map((t) => t.seq)];
+  const roundStarts = () => [...summary.rounds.map((r) => r.seq), total];
+  prev.addEventListener("click", () => show(Math.max(0, current - 1)));
+  next.addEventListener("click", () => show(Math.min(total, current + 1)));
+  turnPrev.addEventListener("click", () => show(Math.max(0, ...turnEnds().filter((s) => s < current))));
+  turnNext.addEventListener("click", () => show(Math.min(total, ...turnEnds().filter((s) => s > current))));
+  roundPrev.addEventListener("click", () => show(Math.max(0, ...roundStarts().filter((s) => s < current))));
+  roundNext.addEventListener("click", () => show(Math.min(total, ...roundStarts().filter((s) => s > current))));
   slider.addEventListener("change", () => show(Number(slider.value)));
-  const record = h("a", { href: `/api/games/${gameId}/record`, id: "record-link", text: "the game record (JSON, with the seed)" });
-  box.append(h("h2", { class: "h5 mt-3", text: "Final scores" }), table,
-    h("p", { class: "small" }, "Check every draw: ", record, "."),
-    h("h2", { class: "h6", text: "Step through the game" }),
-    h("div", { class: "d-flex align-items-center gap-2" }, prev, next, where), slider, caption, svg);
+  slider.addEventListener("input", () => { where.textContent = `move ${slider.value} of ${total}`; });
+
+  fetch(`/api/games/${gameId}/summary`).then((r) => (r.ok ? r.json() : null)).then((got) => {
+    if (!got) return;
+    summary = got;
+    breakdownCells(table, summary);
+    chart = scoreChart(summary, state.players, { onPick: (seq) => show(seq) });
+    chartBox.prepend(chart.svg);
+    chart.mark(current);
+    for (const b of [roundPrev, turnPrev, turnNext, roundNext]) b.disabled = false;
+    turnText.textContent = describeTurn(current);
+    box.dataset.summary = "1";
+  });
   show(total);
+  return true;
 }

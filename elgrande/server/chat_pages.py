@@ -1,0 +1,67 @@
+"""The table chat's requests outside the WebSocket: muting and unmuting another player,
+and reporting a chat line or a name to the moderators. JSON in, JSON out, with the
+page's CSRF token in the X-CSRF-Token header."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field
+
+from .chat import ChatRefused
+from .web import check_csrf, require_user, services
+
+router = APIRouter(prefix="/api/chat", tags=["chat"])
+
+
+class Someone(BaseModel):
+    name: str = Field(..., max_length=40, description="the other player's name")
+
+
+class ReportBody(BaseModel):
+    message_id: int | None = Field(None, description="the chat line reported")
+    name: str | None = Field(None, max_length=40, description="or: the name reported")
+    reason: str = Field("", max_length=500)
+
+
+def _refused(exc: ChatRefused) -> HTTPException:
+    return HTTPException(404 if exc.code == "not_found" else 409, str(exc))
+
+
+@router.post("/mute", summary="Stop reading another player's chat lines")
+def mute(request: Request, body: Someone) -> dict[str, Any]:
+    user = require_user(request)
+    check_csrf(request, user, None)
+    chat = services(request).chat
+    try:
+        chat.mute(user.id, body.name)
+    except ChatRefused as exc:
+        raise _refused(exc) from None
+    return {"muted": chat.muted(user.id)}
+
+
+@router.post("/unmute", summary="Read another player's chat lines again")
+def unmute(request: Request, body: Someone) -> dict[str, Any]:
+    user = require_user(request)
+    check_csrf(request, user, None)
+    chat = services(request).chat
+    try:
+        chat.unmute(user.id, body.name)
+    except ChatRefused as exc:
+        raise _refused(exc) from None
+    return {"muted": chat.muted(user.id)}
+
+
+@router.post("/report", summary="Report a chat line or a name to the moderators")
+def report(request: Request, body: ReportBody) -> dict[str, Any]:
+    user = require_user(request)
+    check_csrf(request, user, None)
+    if (body.message_id is None) == (body.name is None):
+        raise HTTPException(400, "Report either a chat line (message_id) or a name.")
+    try:
+        services(request).chat.report(user, message_id=body.message_id, name=body.name,
+                                      reason=body.reason)
+    except ChatRefused as exc:
+        raise _refused(exc) from None
+    return {"reported": True}
