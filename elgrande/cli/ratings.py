@@ -32,7 +32,10 @@ def register(subparsers: Any) -> None:
         "--players levels in turn, seats rotated, one chance seed per game), rate the levels "
         "from the results with the players' rating model (openskill, Plackett-Luce, starting "
         "where a new player starts) and store them in the database, where the ranking page "
-        "shows them. A new calibration replaces the last one.")
+        "shows them. The pool is then anchored on the players' scale: the levels are shifted "
+        "together by how far their results against rated players (the newest games in the "
+        "database, players' ratings held fixed) place them. A new calibration replaces the "
+        "last one.")
     calibrate.add_argument("--database-url", help="SQLAlchemy URL (default: the server's setting)")
     calibrate.add_argument("--levels", default="random,easy,medium", metavar="LEVELS",
                            help="comma-separated levels, 2 or more (default random,easy,medium; "
@@ -47,6 +50,9 @@ def register(subparsers: Any) -> None:
     calibrate.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
     calibrate.add_argument("--workers", type=positive_int, default=1, metavar="W",
                            help="worker processes (default 1)")
+    calibrate.add_argument("--no-anchor", action="store_true",
+                           help="keep the pool's own scale (do not shift it by the levels' "
+                           "results against rated players)")
     calibrate.add_argument("--json", action="store_true", help="print JSON")
     calibrate.set_defaults(func=calibrate_command)
     bench = subparsers.choices.get("bench")
@@ -113,18 +119,38 @@ def calibrate_command(args: argparse.Namespace) -> int:
     with tqdm(total=len(specs), unit="game", file=sys.stderr, disable=None) as bar:
         records = run_games(specs, args.workers, progress=lambda _record: bar.update(1))
     found = pool_ratings([(r.bots, r.scores) for r in records])
-    from elgrande.server.ratings import store_bot_ratings
+    from elgrande.server.ratings import (
+        anchor_offset,
+        anchor_results,
+        player_ratings,
+        store_bot_ratings,
+    )
 
+    shift, anchor_games = 0.0, 0
+    if not args.no_anchor:
+        shift, anchor_games = anchor_offset(found, anchor_results(sessions, levels),
+                                            player_ratings(sessions))
+        found = {level: (mu + shift, sigma, games) for level, (mu, sigma, games) in found.items()}
     store_bot_ratings(sessions, found)
     rows = sorted(found.items(), key=lambda item: -display(item[1][0], item[1][1]))
     if args.json:
-        print(json.dumps({level: {"mu": mu, "sigma": sigma, "games": games,
-                                  "rating": display(mu, sigma), "uncertainty": spread(sigma)}
-                          for level, (mu, sigma, games) in rows}, indent=2))
+        print(json.dumps({"levels": {level: {"mu": mu, "sigma": sigma, "games": games,
+                                             "rating": display(mu, sigma),
+                                             "uncertainty": spread(sigma)}
+                                     for level, (mu, sigma, games) in rows},
+                          "anchor": {"games": anchor_games, "shift_mu": shift}}, indent=2))
     else:
         print(f"{'level':<8} {'rating':>7} {'±':>5} {'games':>6}")
         for level, (mu, sigma, games) in rows:
             print(f"{level:<8} {display(mu, sigma):>7} {spread(sigma):>5} {games:>6}")
+        if args.no_anchor:
+            print("not anchored (--no-anchor): the pool's own scale")
+        elif anchor_games:
+            print(f"anchored on {anchor_games} games of rated players against these levels "
+                  f"(shift {shift:+.2f} mu)")
+        else:
+            print("not anchored: no finished games of rated players against these levels "
+                  "yet; run the calibration again once there are some")
         print("stored: the ranking page shows them")
     return 0
 

@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import delete, exists, select
+from sqlalchemy import delete, exists, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -321,6 +321,78 @@ def store_bot_ratings(sessions: sessionmaker[Session], ratings: dict[str, tuple[
         for level, (mu, sigma, games) in ratings.items():
             db.add(BotRating(level=level, mu=mu, sigma=sigma, display=display(mu, sigma),
                              games=games, calibrated_at=now or utcnow()))
+
+
+ANCHOR_GAMES = 2000  # the newest games of rated players against computers the anchor reads
+
+
+def anchor_results(sessions: sessionmaker[Session], levels: Iterable[str],
+                   limit: int = ANCHOR_GAMES) -> list[list[tuple[str | int, int]]]:
+    """The newest ``limit`` finished games where rated players (each with a rating) met
+    computers of ``levels`` and nobody resigned or was away, oldest first: per game, each
+    seat as (user id or level, place)."""
+    wanted = set(levels)
+    with sessions() as db:
+        with_bots = select(GameResult.game_id).where(GameResult.kind == "bot",
+                                                     GameResult.bot_level.in_(wanted))
+        with_players = select(GameResult.game_id).where(
+            GameResult.kind == "human",
+            GameResult.user_id.in_(select(PlayerRating.user_id)))
+        spoilt = select(GameResult.game_id).where(GameResult.kind.in_(("resigned", "away")))
+        ids = list(db.scalars(
+            select(GameResult.game_id).where(GameResult.game_id.in_(with_bots),
+                                             GameResult.game_id.in_(with_players),
+                                             GameResult.game_id.not_in(spoilt))
+            .group_by(GameResult.game_id)
+            .order_by(func.max(GameResult.finished_at).desc(), GameResult.game_id.desc())
+            .limit(limit)))
+        rows = db.scalars(select(GameResult).where(GameResult.game_id.in_(ids))
+                          .order_by(GameResult.game_id, GameResult.seat)).all()
+        rated = set(db.scalars(select(PlayerRating.user_id)))
+    games: dict[int, list[tuple[str | int, int]]] = {game_id: [] for game_id in reversed(ids)}
+    left_out: set[int] = set()  # a seat that cannot be placed (a guest, another level)
+    for row in rows:
+        who: str | int | None = row.bot_level if row.kind == "bot" else row.user_id
+        if who is None or (row.kind == "bot" and who not in wanted) or (
+                row.kind == "human" and who not in rated):
+            left_out.add(row.game_id)
+        else:
+            games[row.game_id].append((who, row.place))
+    return [seats for game_id, seats in games.items() if game_id not in left_out]
+
+
+def anchor_offset(pool: dict[str, tuple[float, float, int]],
+                  games: list[list[tuple[str | int, int]]],
+                  players: dict[int, tuple[float, float]]) -> tuple[float, int]:
+    """How far the calibration pool sits below the players' scale, and from how many games.
+
+    Each level is rated again from its pool rating through its games against rated
+    players, whose ratings are held as they are (the players are the fixed points of the
+    scale); the offset is the games-weighted mean of how far each level moved. The pool
+    keeps the levels' distances from each other; the offset places them among players."""
+    anchored = {level: (mu, MODEL.sigma) for level, (mu, _sigma, _games) in pool.items()}
+    counts: dict[str, int] = {}
+    for seats in games:
+        before = [players[who] if isinstance(who, int) else anchored[who] for who, _ in seats]
+        after = rate(before, [place for _, place in seats])
+        moved: dict[str, list[tuple[float, float]]] = {}
+        for (who, _), new in zip(seats, after, strict=True):
+            if isinstance(who, str):
+                moved.setdefault(who, []).append(new)
+        for level, news in moved.items():  # two seats of one level: their mean
+            anchored[level] = (sum(m for m, _ in news) / len(news),
+                               sum(s for _, s in news) / len(news))
+            counts[level] = counts.get(level, 0) + 1
+    total = sum(counts.values())
+    if not total:
+        return 0.0, 0
+    shift = sum(n * (anchored[level][0] - pool[level][0]) for level, n in counts.items())
+    return shift / total, len(games)
+
+
+def player_ratings(sessions: sessionmaker[Session]) -> dict[int, tuple[float, float]]:
+    with sessions() as db:
+        return {r.user_id: (r.mu, r.sigma) for r in db.scalars(select(PlayerRating))}
 
 
 def _upsert(db: Session) -> Any:
