@@ -269,7 +269,8 @@ def test_a_turn_on_a_phone(browser: Browser, server: str, artifacts: Path) -> No
     finished_turns = 0
     zoom_checked = False
     deadline = time.monotonic() + 120
-    while finished_turns < 2 and time.monotonic() < deadline:
+    # Until two turns are done and a map target was zoomed to (a turn may offer none).
+    while (finished_turns < 2 or not zoom_checked) and time.monotonic() < deadline:
         s, before = page.evaluate("[window.elgrande.state, window.elgrande.renders]")
         if s["legal"]:
             bar = page.locator(".game-bar").bounding_box()
@@ -300,7 +301,7 @@ def test_a_turn_on_a_phone(browser: Browser, server: str, artifacts: Path) -> No
             finished_turns += 1
         else:
             wait_render(page, before, timeout=60_000)
-    assert finished_turns == 2 and zoom_checked
+    assert finished_turns >= 2 and zoom_checked
     assert not page.errors  # type: ignore[attr-defined]
 
 
