@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from elgrande.cache import Lru
 from elgrande.matches import Match, MatchEvent, MatchStore, TurnRefused
 from elgrande.matches.tables import CommitRow, MatchRow
+from elgrande.rules import to_act
 
 from ..lobby import Lobby
 from ..tables import Game, GameClock, Seat, SeatClockRow, StandInTurn, User
@@ -225,13 +226,14 @@ class ClockKeeper:
             rules = self.rules_of(game.id)
             if rules is None or game.match_id is None:
                 return
-            view = match.seat_view(None)
+            # From the state itself: building a view here would cost every commit a
+            # whole spectator view inside the write transaction.
             with Session(bind=conn) as db:
-                done = self._apply(db, game, rules, view.seq, view.over, view.to_act,
-                                   match.state.phase_name, force=False)
+                done = self._apply(db, game, rules, match.seq, match.over,
+                                   to_act(match.state), match.state.phase_name, force=False)
                 db.flush()
             if done is not None:
-                self._settled.put((game.match_id, view.seq), (game.id, *done))
+                self._settled.put((game.match_id, match.seq), (game.id, *done))
 
         return within
 
