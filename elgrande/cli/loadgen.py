@@ -5,9 +5,35 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
+from elgrande.loadgen.model import MODELS
+
 from . import positive_float, positive_int
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def non_negative_float(text: str) -> float:
+    value = _number(text)
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; it takes a number of 0 "
+                                          "or more")
+    return value
+
+
+def fraction(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; it takes a number from 0 "
+                                          "to 1")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,8 +44,11 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser = bench_sub.add_parser(
         "server", help="load on the web app: committed moves/s and update latency",
         description="Drive G concurrent games with scripted clients over real HTTP and "
-        "WebSocket against P server processes; report committed moves per second, latency "
-        "percentiles from a finishing request to every seat's update, and errors.")
+        "WebSocket against P server processes; report commits, steps and committed moves "
+        "per second, latency percentiles from a finishing command to every open page's "
+        "update, errors, the servers' CPU per commit and memory per open game, and the "
+        "load generator's own CPU and event-loop lag. --model chooses how the players "
+        "behave (docs/bench.md).")
     parser.add_argument("--games", type=positive_int, default=8, metavar="G",
                         help="concurrent games, 1 or more (default 8)")
     parser.add_argument("--processes", type=positive_int, default=1, metavar="P",
@@ -28,8 +57,33 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         help="seats per game, every one a scripted client (default 3)")
     parser.add_argument("--rounds", type=int, default=9, choices=(6, 9),
                         help="rounds per game (default 9, the standard game); finished games are replaced")
-    parser.add_argument("--seconds", type=positive_float, default=20.0, metavar="T",
-                        help="how long to drive the games, in seconds (default 20)")
+    parser.add_argument("--seconds", type=positive_float, metavar="T",
+                        help="how long to measure, in seconds (default: 20 with the flat "
+                        "model, 60 with live and daily; after their warm-up)")
+    parser.add_argument("--model", default="flat", choices=sorted(MODELS),
+                        help="how the players behave (default flat): flat, they never think "
+                        "(the most the servers take); live, lognormal think times per turn, "
+                        "step and secret choice (medians 15, 3 and 20 s), 0.5 spectators per "
+                        "game, 4 reconnects per page-hour, games under way at random stages; "
+                        "daily, as live but 90%% of the games idle (their players think for "
+                        "hours: median 4 h per turn). See docs/bench.md")
+    parser.add_argument("--spectators", type=non_negative_float, metavar="S",
+                        help="spectators per game on average: the whole part in every game, "
+                        "one more in that fraction of them (default: the model's, 0 / 0.5 / "
+                        "0.1)")
+    parser.add_argument("--reconnects-per-hour", type=non_negative_float, metavar="R",
+                        help="how often each open page's WebSocket drops and reconnects, per "
+                        "hour (exponential intervals; default: the model's, 0 / 4 / 4)")
+    parser.add_argument("--live-fraction", type=fraction, metavar="F",
+                        help="share of the games played live, the others idle with the daily "
+                        "model's think times (0 to 1; default: the model's, 0.1 with daily)")
+    parser.add_argument("--think-scale", type=positive_float, metavar="K",
+                        help="multiply every think time by K (0.1: players ten times faster; "
+                        "default 1)")
+    parser.add_argument("--stagger", action=argparse.BooleanOptionalAction, default=None,
+                        help="warm up first: play every game without thinking to a random "
+                        "stage, so that games finish and new ones start while measuring "
+                        "(default: with the live and daily models)")
     parser.add_argument("--database-url", metavar="URL",
                         help="database of the started servers (default: a fresh SQLite file)")
     parser.add_argument("--pubsub-url", metavar="URL",
@@ -46,7 +100,8 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         help="niceness of the client processes, so the servers under test "
                         "get the CPU first on a shared machine, 0 to 19 (default 10; 0: equal)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="seed of the scripted players (default 0)")
+                        help="seed of the scripted players' choices and think times, so that a "
+                        "run's draws are reproducible (default 0)")
     parser.add_argument("--memory-every", type=positive_float, metavar="SECONDS",
                         help="sample the started servers' memory (RSS) this often and "
                         "report the curve (for soak runs; docs/deploy.md)")
@@ -67,35 +122,59 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            database_url=args.database_url, pubsub_url=args.pubsub_url,
                            urls=args.urls, seed=args.seed, via=args.via,
                            clients=args.clients, client_nice=args.client_nice,
-                           memory_every=args.memory_every, pace=args.pace)
+                           memory_every=args.memory_every, pace=args.pace,
+                           model=args.model, spectators=args.spectators,
+                           reconnects_per_hour=args.reconnects_per_hour,
+                           live_fraction=args.live_fraction, think_scale=args.think_scale,
+                           stagger=args.stagger)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(result))
     else:
-        lat, req = result["latency_ms"], result["request_ms"]
-        print(f"{result['processes']} process(es), {result['games']} games of "
-              f"{result['players']} seats, pace {result['pace']}, moves via {result['via']}, "
-              f"{result['client_processes']} client process(es), {result['seconds']} s")
-        print(f"committed moves: {result['moves']} ({result['moves_per_s']}/s); commits "
-              f"{result['commits']} ({result['commits_per_s']}/s); requests "
-              f"{result['requests']} ({result['requests_per_s']}/s)")
-        print(f"latency request -> every seat's update (ms): p50 {lat['p50']}  p95 {lat['p95']}"
-              f"  p99 {lat['p99']}")
-        print(f"request time (ms): p50 {req['p50']}  p95 {req['p95']}  p99 {req['p99']}")
-        print(f"conflicts (409 moved on): {result['conflicts']}; errors: {result['errors']}")
-        for sample in result["error_samples"]:
-            print(f"  {sample}")
-        print(f"load average during the run: {result['load_average']}")
-        if "memory" in result:
-            memory = result["memory"]
-            curve = "  ".join(f"{s['t']:.0f}s:{sum(x or 0 for x in s['rss_mb']):.0f}"
-                              for s in memory["samples"])
-            print(f"servers' memory (RSS, MiB): start {memory['start_mb']}  end "
-                  f"{memory['end_mb']}  peak {memory['peak_mb']}")
-            print(f"  {curve}")
+        _print_text(result)
     return 0 if result["errors"] == 0 else 1
+
+
+def _print_text(result: dict) -> None:
+    lat, req = result["latency_ms"], result["request_ms"]
+    model = result["model"]
+    print(f"{result['processes']} process(es), {result['games']} games of "
+          f"{result['players']} seats, model {model['name']}, pace {result['pace']}, moves via "
+          f"{result['via']}, {result['client_processes']} client process(es), "
+          f"{result['seconds']} s measured after a {result['warmup_s']} s warm-up")
+    print(f"commits {result['commits']} ({result['commits_per_s']}/s); steps "
+          f"{result['steps']} ({result['steps_per_s']}/s); committed moves {result['moves']} "
+          f"({result['moves_per_s']}/s); requests {result['requests']} "
+          f"({result['requests_per_s']}/s)")
+    print(f"games: {result['open_games']} open at the end, {result['games_started']} started "
+          f"and {result['games_finished']} finished while measuring; {result['spectators']} "
+          f"spectators; {result['reconnects']} reconnects")
+    print(f"latency command -> every page's update (ms): p50 {lat['p50']}  p95 {lat['p95']}"
+          f"  p99 {lat['p99']}")
+    print(f"request time (ms): p50 {req['p50']}  p95 {req['p95']}  p99 {req['p99']}")
+    print(f"conflicts (409 moved on): {result['conflicts']}; errors: {result['errors']}")
+    for sample in result["error_samples"]:
+        print(f"  {sample}")
+    server = result["server"]
+    if server is not None:
+        print(f"servers: CPU {server['cpu_s']} s ({server['cpu_percent']}% of a core), "
+              f"{server['cpu_ms_per_commit']} ms per commit, {server['cpu_ms_per_move']} ms "
+              f"per move; RSS {server['rss_idle_mb']} MiB idle, {server['rss_end_mb']} MiB at "
+              f"the end, {server['rss_mb_per_open_game']} MiB per open game")
+    client = result["loadgen"]
+    lag = client["loop_lag_ms"]
+    print(f"load generator: CPU {client['cpu_s']} s ({client['cpu_percent']}% of a core); "
+          f"event-loop lag (ms) p50 {lag['p50']}  p99 {lag['p99']}  max {lag['max']}")
+    print(f"load average during the run: {result['load_average']}")
+    if "memory" in result:
+        memory = result["memory"]
+        curve = "  ".join(f"{s['t']:.0f}s:{sum(x or 0 for x in s['rss_mb']):.0f}"
+                          for s in memory["samples"])
+        print(f"servers' memory (RSS, MiB): start {memory['start_mb']}  end "
+              f"{memory['end_mb']}  peak {memory['peak_mb']}")
+        print(f"  {curve}")
 
 
 def main(argv: list[str] | None = None) -> int:

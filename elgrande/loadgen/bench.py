@@ -5,13 +5,22 @@ Each seat of a game is a separate client (a guest account, its own cookies and
 WebSocket), and seat i of game g talks to process (g + i) mod P, so with P > 1 every
 turn crosses processes. A seat acts when its WebSocket shows it may: random legal
 steps, then "finish", sent over that WebSocket as the game page does (``via="http"``:
-through the JSON API). The players run in one or more client processes. Measured:
+through the JSON API). How long it thinks first, how many spectators watch, how often
+pages reconnect and whether games are already under way when measuring starts is the
+load model's (``model.py``; ``flat``: never, none, never, no). The players run in one or
+more client processes (``play.py``). Measured over the window (commands sent in it):
 
-- committed moves: seat actions in finished turns (chance steps not counted), per second;
-- latency of a commit: from sending the finishing request until every seat's WebSocket
-  has delivered a state at (or past) the new sequence number; p50, p95, p99;
-- request time of every command (until its answer); errors (anything but 200 and a 409 "moved on",
-  which is counted as a conflict; a game is never left in a wrong state by one).
+- committed moves: seat actions in finished turns (chance steps not counted), per
+  second; steps (every accepted step) and commits per second;
+- latency of a commit: from sending the finishing command until every page open on the
+  game (seats and spectators) has shown a state at (or past) the new sequence number;
+  p50, p95, p99;
+- request time of every command (until its answer); errors (anything but 200 and a 409
+  "moved on", which is counted as a conflict; a game is never left in a wrong state by one);
+- with servers started here: their CPU per commit and per move (``/proc/PID/stat``) and
+  their memory (RSS) per open game over an idle server's;
+- the load generator's own CPU and event-loop lag, so that a figure limited by the
+  client shows as such.
 """
 
 from __future__ import annotations
@@ -21,22 +30,27 @@ import contextlib
 import math
 import multiprocessing
 import os
-import random
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from .client import ClientError, SeatClient
 from .launch import ServerProcess
-from .memory import MemorySampler
+from .memory import MemorySampler, rss_mb
+from .model import MODELS
+from .play import BenchConfig, Run, Slot, play_slot, watch_loop
+from .proc import cpu_seconds
+
+__all__ = ["BenchConfig", "drive", "percentile", "run"]
+
+WARMUP_LIMIT = 1800.0  # seconds the warm-up may take before the run is given up
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -47,177 +61,101 @@ def percentile(values: list[float], q: float) -> float | None:
     return ordered[index]
 
 
-@dataclass
-class Tally:
-    moves: int = 0
-    commits: int = 0
-    conflicts: int = 0
-    requests: int = 0
-    games_finished: int = 0
-    request_ms: list[float] = field(default_factory=list)
-    latencies_ms: list[float] = field(default_factory=list)
-    pending: list[tuple[list[SeatClient], float, int]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+# -- one client process (or thread) --------------------------------------------------
 
 
-@dataclass
-class BenchConfig:
-    games: int = 8
-    players: int = 3
-    rounds: int = 9  # the standard game, as the lobby offers it first
-    seconds: float = 20.0
-    seed: int = 0
-    via: str = "ws"  # moves over the page's WebSocket ("ws") or the JSON API ("http")
-    client_nice: int = 10  # scheduling niceness of the client processes (0: as the servers)
-    pace: str = "none"  # the tables' clock (docs/clocks.md): every commit settles clocks
-
-
-async def _arrival(client: SeatClient, seq: int, timeout: float) -> float | None:
-    """When the client's WebSocket first showed ``seq`` (or later)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for seen, at in client.arrivals:
-            if seen >= seq:
-                return float(at)
-        if time.monotonic() > deadline:
-            return None
-        await asyncio.sleep(0.01)
-
-
-async def _new_game(urls: list[str], slot: int, config: BenchConfig) -> list[SeatClient]:
-    clients = [SeatClient(urls[(slot + i) % len(urls)]) for i in range(config.players)]
-    for client in clients:
-        await client.guest()
-    game_id = await clients[0].create_game(config.players, config.rounds, pace=config.pace)
-    for client in clients[1:]:
-        await client.join(game_id)
-    await clients[0].start()
-    for client in clients:
-        await client.connect()
-    return clients
-
-
-async def _seat(client: SeatClient, seats: list[SeatClient], rng: random.Random, tally: Tally,
-                deadline: float, via: str) -> None:
-    """One seat: act whenever the page says so, until the game ends or time is up."""
-    send = client.command_ws if via == "ws" else client.command
-    seen_seq = 0
-    while time.monotonic() < deadline:
-        try:
-            state = await client.wait_for(
-                lambda s, floor=seen_seq: s["finished"] or (
-                    s["seq"] >= floor and bool(s["legal"] or s["draft"]["can_finish"])),
-                timeout=max(0.1, deadline - time.monotonic()))
-        except TimeoutError:
-            return
-        except ClientError as exc:  # the WebSocket closed under us
-            tally.errors.append(f"seat {client.seat}: {exc}")
-            return
-        if state["finished"]:
-            return
-        steps = 0
-        body: dict[str, Any] = {"state": state}
-        while time.monotonic() < deadline:
-            current = body["state"]
-            command = "finish" if current["draft"]["can_finish"] else "step"
-            if command == "step" and not current["legal"]:
-                break
-            action = rng.choice(current["legal"])["text"] if command == "step" else None
-            started = time.monotonic()
-            try:
-                status, body = await send(command, current["seq"], action)
-            except Exception as exc:  # a dropped connection, a timeout
-                tally.errors.append(f"{command}: {type(exc).__name__}: {exc}")
-                return
-            tally.requests += 1
-            tally.request_ms.append((time.monotonic() - started) * 1000)
-            if status == 409 and (body.get("error") or {}).get("code") == "moved_on":
-                tally.conflicts += 1
-                break
-            if status != 200:
-                tally.errors.append(f"{command} {status}: {body.get('error')}")
-                break
-            steps += 1 if command == "step" else 0
-            new_seq = body["state"]["seq"]
-            if new_seq != current["seq"]:  # committed (finish, or a secret choice)
-                tally.commits += 1
-                tally.moves += steps
-                tally.pending.append((seats, started, new_seq))
-                seen_seq = new_seq
-                break
-
-
-async def _slot(urls: list[str], slot: int, config: BenchConfig, tally: Tally,
-                deadline: float) -> None:
-    game = 0
-    while time.monotonic() < deadline:
-        try:
-            clients = await _new_game(urls, slot, config)
-        except Exception as exc:
-            tally.errors.append(f"setting up a game: {type(exc).__name__}: {exc}")
-            return
-        rng = random.Random(f"{config.seed}:{slot}:{game}")
-        try:
-            await asyncio.gather(*(_seat(c, clients, random.Random(rng.random()), tally, deadline,
-                                         config.via)
-                                   for c in clients))
-            if clients[0].state and clients[0].state["finished"]:
-                tally.games_finished += 1
-            # Latencies need the WebSockets: measure before they close.
-            await _settle(tally, clients)
-        finally:
-            for client in clients:
-                with contextlib.suppress(Exception):
-                    await client.close()
-        game += 1
-
-
-async def _settle(tally: Tally, clients: list[SeatClient]) -> None:
-    mine = [p for p in tally.pending if p[0] is clients]
-    tally.pending = [p for p in tally.pending if p[0] is not clients]
-    for seats, started, seq in mine:
-        arrivals = [await _arrival(c, seq, 5.0) for c in seats]
-        if any(a is None for a in arrivals):
-            tally.errors.append(f"a seat never saw sequence {seq} on its WebSocket")
-            continue
-        latency = (max(a for a in arrivals if a is not None) - started) * 1000
-        tally.latencies_ms.append(latency)
-
-
-async def _drive_slots(urls: list[str], config: BenchConfig, slots: list[int],
-                       start_at: float) -> dict[str, Any]:
-    """Plays the games of ``slots`` from wall-clock time ``start_at`` for the configured
-    time; the raw tallies."""
+async def _client(conn: Connection, urls: list[str], config: BenchConfig,
+                  indices: list[int]) -> dict[str, Any]:
+    """Warms the slots up, says so, starts measuring at the time it is sent back, and
+    returns the tallies of the window."""
+    run = Run(urls, config)
+    slots = [Slot(index) for index in indices]
+    began = time.monotonic()
+    tasks = [asyncio.ensure_future(play_slot(run, slot)) for slot in slots]
+    await asyncio.gather(*(slot.ready.wait() for slot in slots))
+    warmup = time.monotonic() - began
+    start_at = await asyncio.to_thread(_exchange, conn, ("ready", warmup))
     await asyncio.sleep(max(0.0, start_at - time.time()))
-    tally = Tally()
-    started = time.monotonic()
-    deadline = started + config.seconds
-    await asyncio.gather(*(_slot(urls, slot, config, tally, deadline) for slot in slots))
-    return {"elapsed": time.monotonic() - started, "moves": tally.moves,
+    run.begin(config.seconds)
+    lags: list[float] = []
+    watcher = asyncio.ensure_future(watch_loop(run, lags))
+    cpu = time.process_time()
+    await asyncio.sleep(max(0.0, run.deadline - time.monotonic()))
+    cpu = time.process_time() - cpu
+    games = [slot.game for slot in slots if slot.game is not None]
+    await asyncio.gather(*tasks, watcher)
+    tally = run.tally
+    return {"warmup": warmup, "moves": tally.moves, "steps": tally.steps,
             "commits": tally.commits, "requests": tally.requests,
-            "games_finished": tally.games_finished, "latencies_ms": tally.latencies_ms,
+            "games_started": tally.games_started, "games_finished": tally.games_finished,
+            "open_games": len(games), "spectators": sum(len(g.spectators) for g in games),
+            "reconnects": tally.reconnects, "latencies_ms": tally.latencies_ms,
             "request_ms": tally.request_ms, "conflicts": tally.conflicts,
-            "errors": tally.errors}
+            "errors": tally.errors, "cpu_s": cpu, "lags_ms": lags}
 
 
-def _drive_in_process(urls: list[str], config: BenchConfig, slots: list[int],
-                      start_at: float) -> dict[str, Any]:
-    if config.client_nice and multiprocessing.parent_process() is not None:
-        # The players yield the CPU to the servers under test, as a load generator on a
-        # machine of its own would (here they share the cores with the servers).
-        os.nice(config.client_nice)
+def _exchange(conn: Connection, message: Any) -> Any:
+    conn.send(message)
+    return conn.recv()
+
+
+def _run_loop(coroutine: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
     try:  # the faster event loop the servers use too (uvicorn[standard] brings it)
         import uvloop
     except ImportError:
-        return asyncio.run(_drive_slots(urls, config, slots, start_at))
-    result: dict[str, Any] = uvloop.run(_drive_slots(urls, config, slots, start_at))
+        return asyncio.run(coroutine)
+    result: dict[str, Any] = uvloop.run(coroutine)
     return result
+
+
+def _client_main(conn: Connection, urls: list[str], config: BenchConfig, indices: list[int],
+                 own_process: bool) -> None:
+    if own_process and config.client_nice:
+        # The players yield the CPU to the servers under test, as a load generator on a
+        # machine of its own would (here they share the cores with the servers).
+        os.nice(config.client_nice)
+    try:
+        conn.send(("done", _run_loop(_client(conn, urls, config, indices))))
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def _expect(conn: Connection, kind: str, timeout: float) -> Any:
+    if not conn.poll(timeout):
+        raise RuntimeError(f"a client did not report '{kind}' within {timeout:.0f} s")
+    try:
+        got, value = conn.recv()
+    except EOFError:
+        raise RuntimeError("a client process ended without a report") from None
+    if got != kind:
+        raise RuntimeError(f"a client failed: {value}")
+    return value
+
+
+# -- the run ---------------------------------------------------------------------------
+
+
+@dataclass
+class Servers:
+    """The server processes started here: their CPU and memory (Linux /proc)."""
+
+    pids: list[int]
+    idle_rss_mb: float = 0.0
+
+    def cpu_s(self) -> float:
+        return sum(cpu_seconds(pid) or 0.0 for pid in self.pids)
+
+    def rss_mb(self) -> float:
+        return sum(rss_mb(pid) or 0.0 for pid in self.pids)
 
 
 @contextlib.contextmanager
 def _progress(start_at: float, seconds: float) -> Iterator[None]:
     """A bar of the run's time on stderr (shown on a terminal only), from a thread: the
-    players run elsewhere (other processes, or this thread's event loop)."""
+    players run elsewhere (other processes, or another thread's event loop)."""
     done = threading.Event()
 
     def show() -> None:
@@ -236,27 +174,62 @@ def _progress(start_at: float, seconds: float) -> Iterator[None]:
         thread.join(timeout=2)
 
 
-def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, Any]:
+def drive(urls: list[str], config: BenchConfig, clients: int = 1,
+          servers: Servers | None = None) -> dict[str, Any]:
     """Plays ``config.games`` games split over ``clients`` client processes (one asyncio
     loop of scripted players can itself be the bottleneck, as a single load generator
-    would be; real players are on machines of their own), and reports them together."""
+    would be; real players are on machines of their own; 1: a thread of this process),
+    and reports them together. With ``servers``, their CPU and memory too."""
     clients = max(1, min(clients, config.games))
     shares = [list(range(config.games))[i::clients] for i in range(clients)]
-    start_at = time.time() + (1.0 if clients > 1 else 0.0)  # all begin together
-    with _progress(start_at, config.seconds):
-        if clients == 1:
-            parts = [_drive_in_process(urls, config, shares[0], start_at)]
-        else:
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(clients, mp_context=context) as pool:
-                parts = list(pool.map(_drive_in_process, [urls] * clients,
-                                      [config] * clients, shares, [start_at] * clients))
-    elapsed = max(part["elapsed"] for part in parts)
+    context = multiprocessing.get_context("spawn")
+    pipes: list[Connection] = []
+    workers: list[Any] = []
+    for share in shares:
+        mine, theirs = context.Pipe()
+        args = (theirs, urls, config, share, clients > 1)
+        worker: Any = (context.Process(target=_client_main, args=args, daemon=True)
+                       if clients > 1 else threading.Thread(target=_client_main, args=args,
+                                                            daemon=True))
+        worker.start()
+        pipes.append(mine)
+        workers.append(worker)
+    try:
+        if config.model.stagger and sys.stderr.isatty():
+            print("warming up: playing the games to where measuring starts ...",
+                  file=sys.stderr)
+        warmups = [_expect(conn, "ready", WARMUP_LIMIT) for conn in pipes]
+        start_at = time.time() + 0.2
+        for conn in pipes:
+            conn.send(start_at)
+        time.sleep(max(0.0, start_at - time.time()))
+        cpu_before = servers.cpu_s() if servers else 0.0
+        with _progress(start_at, config.seconds):
+            time.sleep(max(0.0, start_at + config.seconds - time.time()))
+            cpu = servers.cpu_s() - cpu_before if servers else 0.0
+            rss = servers.rss_mb() if servers else 0.0
+            parts = [_expect(conn, "done", 120.0) for conn in pipes]
+    finally:
+        for worker in workers:
+            worker.join(timeout=10)
+            if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
+                worker.terminate()
+    return _report(urls, config, clients, parts, max(warmups), servers, cpu, rss)
+
+
+def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict[str, Any]],
+            warmup: float, servers: Servers | None, server_cpu: float,
+            server_rss: float) -> dict[str, Any]:
+    seconds = config.seconds
     total = {key: sum(part[key] for part in parts)
-             for key in ("moves", "commits", "requests", "games_finished", "conflicts")}
+             for key in ("moves", "steps", "commits", "requests", "games_started",
+                         "games_finished", "open_games", "spectators", "reconnects",
+                         "conflicts", "cpu_s")}
     latencies = [x for part in parts for x in part["latencies_ms"]]
     requests = [x for part in parts for x in part["request_ms"]]
+    lags = [x for part in parts for x in part["lags_ms"]]
     errors = [x for part in parts for x in part["errors"]]
+    commits, moves, open_games = total["commits"], total["moves"], total["open_games"]
     return {
         "processes": len(urls),
         "games": config.games,
@@ -264,36 +237,77 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1) -> dict[str, A
         "rounds": config.rounds,
         "pace": config.pace,
         "via": config.via,
+        "model": config.model.describe(),
+        "seed": config.seed,
         "client_processes": clients,
         "client_nice": config.client_nice if clients > 1 else 0,
-        "seconds": round(elapsed, 2),
-        "moves": total["moves"],
-        "commits": total["commits"],
-        "moves_per_s": round(total["moves"] / elapsed, 1),
-        "commits_per_s": round(total["commits"] / elapsed, 1),
+        "warmup_s": round(warmup, 1),
+        "seconds": round(seconds, 2),
+        "moves": moves,
+        "steps": total["steps"],
+        "commits": commits,
+        "moves_per_s": round(moves / seconds, 1),
+        "steps_per_s": round(total["steps"] / seconds, 1),
+        "commits_per_s": round(commits / seconds, 1),
         "requests": total["requests"],
-        "requests_per_s": round(total["requests"] / elapsed, 1),
+        "requests_per_s": round(total["requests"] / seconds, 1),
+        "games_started": total["games_started"],
         "games_finished": total["games_finished"],
-        "latency_ms": {f"p{q}": _round(percentile(latencies, q)) for q in (50, 95, 99)},
-        "request_ms": {f"p{q}": _round(percentile(requests, q)) for q in (50, 95, 99)},
+        "open_games": open_games,
+        "spectators": total["spectators"],
+        "reconnects": total["reconnects"],
+        "latency_ms": _percentiles(latencies),
+        "request_ms": _percentiles(requests),
         "conflicts": total["conflicts"],
         "errors": len(errors),
         "error_samples": errors[:5],
+        "server": None if servers is None else {
+            "cpu_s": round(server_cpu, 2),
+            "cpu_percent": round(100 * server_cpu / seconds, 1),
+            "cpu_ms_per_commit": round(1000 * server_cpu / commits, 2) if commits else None,
+            "cpu_ms_per_move": round(1000 * server_cpu / moves, 2) if moves else None,
+            "rss_idle_mb": round(servers.idle_rss_mb, 1),
+            "rss_end_mb": round(server_rss, 1),
+            "rss_mb_per_open_game": (round((server_rss - servers.idle_rss_mb) / open_games, 3)
+                                     if open_games else None),
+        },
+        "loadgen": {
+            "cpu_s": round(total["cpu_s"], 2),
+            "cpu_percent": round(100 * total["cpu_s"] / seconds, 1),
+            "loop_lag_ms": {**_percentiles(lags, (50, 99)),
+                            "max": round(max(lags), 1) if lags else None},
+        },
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def _percentiles(values: list[float], qs: tuple[int, ...] = (50, 95, 99)
+                 ) -> dict[str, float | None]:
+    return {f"p{q}": _round(percentile(values, q)) for q in qs}
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def run(*, games: int, processes: int, players: int, rounds: int, seconds: float,
+def run(*, games: int, processes: int, players: int, rounds: int, seconds: float | None,
         database_url: str | None, pubsub_url: str | None, urls: list[str] | None,
         seed: int = 0, via: str = "ws", clients: int = 1, client_nice: int = 10,
-        memory_every: float | None = None, pace: str = "none") -> dict[str, Any]:
-    """Starts the servers (unless ``urls`` are given), drives them, stops them;
-    ``memory_every``: sample the servers' RSS that often (seconds) into "memory"."""
-    config = BenchConfig(games, players, rounds, seconds, seed, via, client_nice, pace)
+        memory_every: float | None = None, pace: str = "none", model: str = "flat",
+        spectators: float | None = None, reconnects_per_hour: float | None = None,
+        live_fraction: float | None = None, think_scale: float | None = None,
+        stagger: bool | None = None) -> dict[str, Any]:
+    """Starts the servers (unless ``urls`` are given), drives them, stops them.
+    ``model``: a name of ``model.MODELS``, the other ``None`` arguments its own values;
+    ``seconds`` None: the model's; ``memory_every``: sample the servers' RSS that often
+    (seconds) into "memory"."""
+    if model not in MODELS:
+        raise ValueError(f"no load model {model!r} (one of {', '.join(MODELS)})")
+    load = MODELS[model].with_options(
+        spectators=spectators, reconnects_per_hour=reconnects_per_hour,
+        live_fraction=live_fraction, think_scale=think_scale, stagger=stagger)
+    config = BenchConfig(games, players, rounds, seconds or load.seconds, seed, via,
+                         client_nice, pace, load)
     if urls:
         if memory_every:
             raise ValueError("--memory-every needs servers started here (not --url): "
@@ -303,19 +317,23 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         raise ValueError("several processes need a shared pub/sub: pass --pubsub-url redis://...")
     with tempfile.TemporaryDirectory(prefix="elgrande-bench-") as tmp:
         url = database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
-        servers = [ServerProcess(url, pubsub_url, Path(tmp)) for _ in range(processes)]
+        # Every page comes from this one address: no cap on its open WebSockets.
+        started = [ServerProcess(url, pubsub_url, Path(tmp),
+                                 extra_env={"ELGRANDE_WS_PER_CLIENT": "0"})
+                   for _ in range(processes)]
         try:
-            servers[0].start()  # runs the migrations alone
-            for server in servers[1:]:
+            started[0].start()  # runs the migrations alone
+            for server in started[1:]:
                 server.start()
-            sampler = (MemorySampler([s.process.pid for s in servers if s.process],
-                                     memory_every).start()
+            servers = Servers([s.process.pid for s in started if s.process])
+            servers.idle_rss_mb = servers.rss_mb()
+            sampler = (MemorySampler(servers.pids, memory_every).start()
                        if memory_every else None)
-            result = drive([s.url for s in servers], config, clients)
+            result = drive([s.url for s in started], config, clients, servers)
             if sampler is not None:
                 result["memory"] = sampler.stop()
         finally:
-            for server in servers:
+            for server in started:
                 server.stop()
         result["database"] = url.split("://", 1)[0]
         result["pubsub"] = (pubsub_url or "in-process").split("://", 1)[0]

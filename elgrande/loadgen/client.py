@@ -24,6 +24,12 @@ CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 CSRF_DATA = re.compile(r'data-csrf="([^"]+)"')
 
 
+# A connection idle this long is not reused: uvicorn closes one after 5 s, and a request
+# sent on it just as the server closes it fails (ReadError) though the server never saw
+# it. A browser retries such a request; closing first, as browsers do, avoids the race.
+LIMITS = httpx.Limits(keepalive_expiry=4.0)
+
+
 class ClientError(RuntimeError):
     pass
 
@@ -41,7 +47,7 @@ class SeatClient:
     def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
-                                      follow_redirects=False, verify=_tls())
+                                      follow_redirects=False, verify=_tls(), limits=LIMITS)
         self.name = ""
         self.csrf = ""
         self.game_id: int | None = None
@@ -49,6 +55,7 @@ class SeatClient:
         self.state: dict[str, Any] | None = None  # latest state from the WebSocket
         self.ws_states = 0
         self.arrivals: list[tuple[int, float]] = []  # (seq, monotonic time) of each state
+        self.connections = 0  # WebSockets opened so far (a reconnect opens another)
         self.ws_errors: list[dict[str, Any]] = []
         self._changed = asyncio.Condition()
         self._ws: Any = None
@@ -124,6 +131,7 @@ class SeatClient:
         url = self.base_url.replace("http", "ws", 1) + f"/ws/games/{self.game_id}"
         cookie = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
         self._closed = False
+        self.connections += 1
         self._ws = await websockets.connect(url, additional_headers={"Cookie": cookie},
                                             open_timeout=20, max_size=2**22)
         self._reader = asyncio.get_running_loop().create_task(self._read())
@@ -186,8 +194,9 @@ class SeatClient:
         assert self._ws is not None
         await self._ws.send(message if isinstance(message, str) else json.dumps(message))
 
-    async def wait_for(self, predicate: Any, timeout: float = 10.0) -> dict[str, Any]:
-        """Waits until the latest WebSocket state satisfies ``predicate``."""
+    async def wait_for(self, predicate: Any, timeout: float | None = 10.0) -> dict[str, Any]:
+        """Waits until the latest WebSocket state satisfies ``predicate`` (``timeout``
+        None: for as long as it takes)."""
         async def check() -> dict[str, Any]:
             async with self._changed:
                 while self.state is None or not predicate(self.state):
@@ -269,7 +278,8 @@ class SeatClient:
         await self.http.aclose()
         self.base_url = base_url.rstrip("/")
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=self.http.timeout,
-                                      follow_redirects=False, cookies=cookies, verify=_tls())
+                                      follow_redirects=False, cookies=cookies, verify=_tls(),
+                                      limits=LIMITS)
         await self.connect()
 
 

@@ -1,14 +1,17 @@
 """`elgrande bench server` runs end to end (a short run; the figures are measured by
-hand, see docs/deploy.md)."""
+hand, see docs/bench.md)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import time
 
 import pytest
 
 from elgrande.cli.loadgen import register_bench
 from elgrande.loadgen import bench
+from elgrande.loadgen.proc import cpu_seconds
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -22,6 +25,39 @@ def test_a_short_bench_run_reports_moves_latency_and_no_errors() -> None:
     latency = result["latency_ms"]
     assert latency["p50"] is not None and latency["p50"] <= latency["p95"] <= latency["p99"]
     assert result["database"] == "sqlite" and result["pubsub"] == "in-process"
+    assert result["model"]["name"] == "flat" and result["warmup_s"] < 1
+    server = result["server"]
+    assert server["cpu_s"] > 0 and server["cpu_ms_per_commit"] > 0
+    assert server["rss_end_mb"] >= server["rss_idle_mb"] > 10
+
+
+def test_the_live_model_reports_every_figure() -> None:
+    """Thinking players (ten thousand times faster than people), spectators and pages
+    that reconnect about once a second, games warmed up to a random stage first."""
+    result = bench.run(games=2, processes=1, players=2, rounds=6, seconds=3,
+                       database_url=None, pubsub_url=None, urls=None, model="live",
+                       think_scale=0.0001, spectators=1, reconnects_per_hour=3600, seed=4)
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["model"]["name"] == "live" and result["model"]["stagger"]
+    assert result["model"]["think"]["turn"]["median_s"] == pytest.approx(0.0015)
+    assert result["seed"] == 4 and result["seconds"] == 3
+    assert result["commits"] > 0 and result["steps"] >= result["moves"] > 0
+    for key in ("commits_per_s", "steps_per_s", "moves_per_s", "requests_per_s"):
+        assert result[key] > 0, key
+    # One spectator a game; a game may have just ended (its next one still being set up).
+    assert 1 <= result["open_games"] <= 2 and result["spectators"] == result["open_games"]
+    assert result["reconnects"] > 0
+    assert result["games_started"] >= result["games_finished"] >= 0
+    latency = result["latency_ms"]
+    assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"]
+    server = result["server"]
+    assert set(server) == {"cpu_s", "cpu_percent", "cpu_ms_per_commit", "cpu_ms_per_move",
+                           "rss_idle_mb", "rss_end_mb", "rss_mb_per_open_game"}
+    assert server["cpu_ms_per_commit"] > 0 and server["rss_mb_per_open_game"] is not None
+    client = result["loadgen"]
+    assert client["cpu_s"] > 0 and 0 < client["cpu_percent"]
+    assert set(client["loop_lag_ms"]) == {"p50", "p99", "max"}
+    assert client["loop_lag_ms"]["max"] >= client["loop_lag_ms"]["p50"] >= 0
 
 
 def test_players_in_two_client_processes_over_the_json_api_too() -> None:
@@ -49,6 +85,35 @@ def test_the_command_line() -> None:
     assert (args.games, args.processes, args.json) == (3, 2, True)
     assert (args.via, args.clients, args.client_nice, args.rounds) == ("ws", 2, 10, 9)
     assert args.func.__name__ == "cmd_bench_server"
+    assert (args.model, args.seconds, args.stagger, args.spectators) == ("flat", None, None, None)
+    args = parser.parse_args(["server", "--model", "daily", "--live-fraction", "0.25",
+                              "--spectators", "1.5", "--reconnects-per-hour", "0",
+                              "--think-scale", "0.1", "--no-stagger", "--seed", "9"])
+    assert (args.model, args.live_fraction, args.spectators, args.reconnects_per_hour,
+            args.think_scale, args.stagger, args.seed) == ("daily", 0.25, 1.5, 0.0, 0.1,
+                                                           False, 9)
+
+
+@pytest.mark.parametrize("bad", [["--model", "busy"], ["--live-fraction", "1.5"],
+                                 ["--spectators", "-1"], ["--spectators", "nan"],
+                                 ["--think-scale", "0"]])
+def test_bad_options_are_refused(bad: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    register_bench(parser.add_subparsers())
+    with pytest.raises(SystemExit):
+        parser.parse_args(["server", *bad])
+    assert bad[0] in capsys.readouterr().err
+
+
+def test_cpu_time_of_a_process() -> None:
+    before = cpu_seconds(os.getpid())
+    assert before is not None
+    end = time.process_time() + 0.05
+    while time.process_time() < end:
+        pass
+    after = cpu_seconds(os.getpid())
+    assert after is not None and after >= before + 0.03
+    assert cpu_seconds(2**22 + 12345) is None  # beyond any pid: no such process
 
 
 def test_percentiles() -> None:
