@@ -182,6 +182,11 @@ class Accounts:
         with self._sessions.begin() as db:
             db.execute(update(User).where(User.id == user_id).values(time_zone=zone))
 
+    def set_language(self, user_id: int, code: str | None) -> None:
+        """The language the player picked (one the caller checked; None: the browser's)."""
+        with self._sessions.begin() as db:
+            db.execute(update(User).where(User.id == user_id).values(language=code))
+
     def get(self, user_id: int | None) -> User | None:
         if user_id is None:
             return None

@@ -38,6 +38,8 @@ from .clocks import ClockKeeper, ClockThread, Due
 from .clocks.rules import duration
 from .farewell import leave_games
 from .hardening import Limits, harden, make_limiter, make_limiters
+from .i18n import LanguageMiddleware
+from .i18n import jinja as i18n_jinja
 from .live import Change, Hub, PageHook
 from .lobby import Lobby
 from .lobby_caps import LobbyCaps
@@ -207,6 +209,7 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
     # (every process may: the updates are conditional, so twice is harmless).
     expiry = Sweeper(sessions, now, waiting=timedelta(days=settings.waiting_game_days),
                      idle_guest=timedelta(days=settings.idle_guest_game_days),
+                     idle_solo=timedelta(days=settings.idle_solo_game_days),
                      interval=settings.expiry_sweep_seconds,
                      on_change=lambda game_id: _game_changed(hub, lobby, clocks, game_id),
                      absent=lambda at: clocks.absent_games(
@@ -220,6 +223,7 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
         stoppers.append(mail.stop)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["duration"] = duration
+    i18n_jinja.install(templates.env)  # _(), {% trans %}, number and date filters
     accounts = Accounts.from_settings(settings, sessions, reads)
     stoppers.append(accounts.close)
     services = Services(settings, engine, sessions, store, accounts, lobby, views,
@@ -333,6 +337,7 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
         api,
         chat_pages,
         health,
+        language_pages,
         pages,
         player_pages,
         ws,
@@ -348,10 +353,13 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
     app.include_router(account_pages.router)
     app.include_router(chat_pages.router)
     app.include_router(admin_pages.router)
+    app.include_router(language_pages.router)  # the header's switch, the scripts' catalogs
     # Security headers (strict CSP), size bounds, rate limits, log redaction.
     limits = Limits.from_settings(settings)
     harden(app, limits=limits, limiters=make_limiters(limits, settings.pubsub_url),
            hsts=settings.secure_cookies, secrets=[settings.secret_key, settings.smtp_password])
+    # The language of each request and socket (cookie, else Accept-Language).
+    app.add_middleware(LanguageMiddleware, pseudo=settings.pseudo_locale)
     # HEAD wherever GET is answered; the request id outermost, so every answer has one.
     app.add_middleware(health.HeadAsGet)
     app.add_middleware(RequestIdMiddleware)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from elgrande.matches import GameMovedOn, IllegalStep, MatchError
 
+from .i18n import N_, _
 from .rule_messages import illegal_action_text
 
 if TYPE_CHECKING:
@@ -40,11 +41,30 @@ def http_status(code: str) -> int:
     return HTTP_STATUS.get(code, 409)
 
 
+# The turn framework's refusals in words, by code (it speaks no language to players: its
+# own messages are for logs). A code not listed keeps the framework's message.
+MATCH_ERROR_TEXTS = {
+    "not_found": N_("There is no such game."),
+    "not_your_turn": N_("You may not act now."),
+    "boundary": N_("Your turn has reached a point where others must see it first: undo a "
+                   "step or finish the turn."),
+    "nothing_to_undo": N_("There is no step to undo."),
+    "nothing_to_redo": N_("There is no step to redo."),
+    "nothing_to_finish": N_("There is nothing to finish yet."),
+    "export_refused": N_("A running game cannot be exported with its seed."),
+}
+
+
 def match_error_text(exc: MatchError) -> str:
     """The player-facing text of a turn-framework refusal (the rules and the turn
     framework speak no language: an illegal step is a code and its parameters)."""
     if isinstance(exc, IllegalStep):
         return illegal_action_text(exc.rule_code, exc.params)
+    if isinstance(exc, GameMovedOn):
+        return _("The game moved on: it is at move %(seq)s, not %(expected)s.",
+                 seq=exc.seq, expected=exc.expected_seq)
+    if exc.code in MATCH_ERROR_TEXTS:
+        return _(MATCH_ERROR_TEXTS[exc.code])
     return str(exc)
 
 

@@ -37,6 +37,10 @@ from .web import (
 
 router = APIRouter(include_in_schema=False)
 LOBBY_ENDED_GAMES = 10  # the lobby lists the newest few games that are over
+# ... and at most this many in all (your turn first, then running, waiting, over), so
+# that many games against computers do not push the rest of the lobby down; the others
+# are one click away on /my-games.
+LOBBY_MY_GAMES = 10
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -203,13 +207,15 @@ def lobby_page(request: Request, user: User, error: str | None, status: int,
     svc = services(request)
     open_games, more = svc.lobby.open_games(page)
     my_games = svc.lobby.my_games(user, ended=LOBBY_ENDED_GAMES)  # all: /my-games
+    my_games_more = max(0, len(my_games) - LOBBY_MY_GAMES)
+    my_games = my_games[:LOBBY_MY_GAMES]
     for entry in my_games:  # time left on the player's own clock, in clocked games
         game = entry["game"]
         clocks = svc.clocks.public(game.id) if game.status == "active" else None
         mine = next((c for c in clocks["seats"] if c["seat"] == entry["seat"]), None) if clocks else None
         entry["clock"] = mine
     return render(request, "lobby.html", status_code=status, user=user,
-                  my_games=my_games, invitations=svc.lobby.invitations(user),
+                  my_games=my_games, my_games_more=my_games_more, invitations=svc.lobby.invitations(user),
                   open_games=open_games, page=page, more=more, bot_levels=BOT_LEVELS,
                   paces=PRESETS.values(), default_pace=DEFAULT_PRESET, error=error)
 

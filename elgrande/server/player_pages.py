@@ -71,8 +71,9 @@ def my_games(request: Request, show: str = "all", page: Page = 1) -> Response:
                               None) if clocks else None
     finished, more = ([], False) if show == "running" else profiles.finished(
         user, page, rated_only=show == "rated")
+    stopped = profiles.stopped(user) if show in ("all", "finished") and page == 1 else []
     return render(request, "my_games.html", user=user, running=running, finished=finished,
-                  more=more, page=page, show=show, filters=FILTERS)
+                  more=more, page=page, show=show, filters=FILTERS, stopped=stopped)
 
 
 @router.post("/games/{game_id}/again")

@@ -24,6 +24,9 @@ from elgrande.rules.board import (
 from elgrande.rules.cards import ALL_CARDS
 from elgrande.rules.state import NOT_ASKED, PENDING, SECRET_PURPOSES, WINDOW_NEXT
 
+from .i18n import N_, ngettext
+from .i18n import _ as _
+
 # Okabe-Ito colours, each with a letter and an SVG pattern so no one needs to tell hues apart.
 COLOURS = (
     {"name": "blue", "hex": "#0072B2", "letter": "B", "pattern": "stripes", "text": "#ffffff"},
@@ -38,66 +41,66 @@ OWNER_AREA_KINDS = {"pick", "remove"}
 NUMBER_KINDS = {"bid", "recruit", "retrieve", "court"}
 
 PROMPTS = {
-    "bid": "Play a power card (values already played this round are blocked).",
-    "recruit": "Recruit Caballeros from your provinces to your court.",
-    "recall": "Your provinces are short: choose a region to recall a Caballero from.",
-    "take": "Take one of the action cards.",
-    "choose": "Deploy first, or use the card's special action first?",
-    "deploy": "Deploy Caballeros from your court next to the King or into the Castillo.",
-    "after_deploy": "Use the special action, or end your turn.",
-    "move": "Pick a Caballero to move (or stop).",
-    "move_drop": "Choose where the picked Caballero goes.",
-    "empty_choose": "Choose the region to empty.",
-    "empty_drop": "Choose where your Caballeros from that region go.",
-    "court_place": "Place Caballeros from your court in any region or the Castillo.",
-    "option": "Choose one of the card's two effects.",
-    "secret": "Choose a region secretly.",
-    "remove": "Choose an opponent's Caballero to send back to the provinces.",
-    "lose": "Choose Caballeros of yours to send back to the provinces.",
-    "score_choice": "Choose the region to score.",
-    "retrieve": "Choose a played power card to take back.",
-    "grande": "Choose your Grande's new region.",
-    "court_card": "Bring Caballeros from your provinces into your court.",
-    "king": "Choose the King's new region.",
-    "tile": "Place or move a mobile scoreboard.",
-    "evict": "Name the region the opponents must leave.",
+    "bid": N_("Play a power card (values already played this round are blocked)."),
+    "recruit": N_("Recruit Caballeros from your provinces to your court."),
+    "recall": N_("Your provinces are short: choose a region to recall a Caballero from."),
+    "take": N_("Take one of the action cards."),
+    "choose": N_("Deploy first, or use the card's special action first?"),
+    "deploy": N_("Deploy Caballeros from your court next to the King or into the Castillo."),
+    "after_deploy": N_("Use the special action, or end your turn."),
+    "move": N_("Pick a Caballero to move (or stop)."),
+    "move_drop": N_("Choose where the picked Caballero goes."),
+    "empty_choose": N_("Choose the region to empty."),
+    "empty_drop": N_("Choose where your Caballeros from that region go."),
+    "court_place": N_("Place Caballeros from your court in any region or the Castillo."),
+    "option": N_("Choose one of the card's two effects."),
+    "secret": N_("Choose a region secretly."),
+    "remove": N_("Choose an opponent's Caballero to send back to the provinces."),
+    "lose": N_("Choose Caballeros of yours to send back to the provinces."),
+    "score_choice": N_("Choose the region to score."),
+    "retrieve": N_("Choose a played power card to take back."),
+    "grande": N_("Choose your Grande's new region."),
+    "court_card": N_("Bring Caballeros from your provinces into your court."),
+    "king": N_("Choose the King's new region."),
+    "tile": N_("Place or move a mobile scoreboard."),
+    "evict": N_("Name the region the opponents must leave."),
 }
 
 # Each card's effect in a few words, for its face (the full text is in rules/cards.py).
 CARD_SHORT = {
-    "1a": "Move up to 3 Caballeros, any colours",
-    "1b": "Move all yours out of one region",
-    "1c": "Place up to 2 more from court, anywhere",
-    "1d": "Move up to 2 own and 2 opposing",
-    "1e": "Move up to 4 of your own",
-    "1f": "Move up to 3 opposing",
-    "1g": "Move up to 5 out of one region",
-    "1h": "Move up to 4, any colours",
-    "1i": "Place 2 more, or empty one region",
-    "2a": "Opponents each lose one region (secret pick)",
-    "2b": "One of each opponent's to provinces",
-    "2c": "Opponents each lose 3",
-    "2d": "Score a region of your choice",
-    "2e": "Opponents each lose 2 in a region (secret pick)",
-    "2f": "Opponents lose their whole court",
-    "2g": "Opponents lose up to 3 from court",
-    "3a": "Score the fullest region",
-    "3b": "Score every region worth 4",
-    "3c": "Score a region of your choice",
-    "3d": "Score the emptiest occupied region",
-    "3e": "First places only, all regions",
-    "3f": "Score the Castillo",
-    "3g": "Score every region worth 6 or 7",
-    "3h": "Score every region worth 5",
-    "4a": "Take a played power card back",
-    "4b": "Move your Grande",
-    "4c": "Up to 2 from provinces to court",
-    "4d": "King to a neighbouring region",
-    "4e": "Place or move a mobile scoreboard",
-    "4f": "Everyone names a region secretly; lone picks score",
-    "4g": "Evict opponents from a region",
-    "5a": "Move the King anywhere",
-    "2v": "Veto: stop another player's special action",
+    "1a": N_("Move up to 3 Caballeros, any colours"),
+    "1b": N_("Move all yours out of one region"),
+    "1c": N_("Place up to 2 more from court, anywhere"),
+    "1d": N_("Move up to 2 own and 2 opposing"),
+    "1e": N_("Move up to 4 of your own"),
+    "1f": N_("Move up to 3 opposing"),
+    "1g": N_("Move up to 5 out of one region"),
+    "1h": N_("Move up to 4, any colours"),
+    "1i": N_("Place 2 more, or empty one region"),
+    "2a": N_("Opponents each lose one region (secret pick)"),
+    "2b": N_("One of each opponent's to provinces"),
+    "2c": N_("Opponents each lose 3"),
+    "2d": N_("Score a region of your choice"),
+    "2e": N_("Opponents each lose 2 in a region (secret pick)"),
+    "2f": N_("Opponents lose their whole court"),
+    "2g": N_("Opponents lose up to 3 from court"),
+    "3a": N_("Score the fullest region"),
+    "3b": N_("Score every region worth 4"),
+    "3c": N_("Score a region of your choice"),
+    "3d": N_("Score the emptiest occupied region"),
+    "3e": N_("First places only, all regions"),
+    "3f": N_("Score the Castillo"),
+    "3g": N_("Score every region worth 6 or 7"),
+    "3h": N_("Score every region worth 5"),
+    "4a": N_("Take a played power card back"),
+    "4b": N_("Move your Grande"),
+    "4c": N_("Up to 2 from provinces to court"),
+    "4d": N_("King to a neighbouring region"),
+    "4e": N_("Place or move a mobile scoreboard"),
+    "4f": N_("Everyone names a region secretly; lone picks score"),
+    "4g": N_("Evict opponents from a region"),
+    "5a": N_("Move the King anywhere"),
+    "2v": N_("Veto: stop another player's special action"),
 }
 
 
@@ -106,17 +109,33 @@ def paying_ranks(n: int) -> int:
     return 1 if n == 2 else 2 if n == 3 else 3
 
 
+def card_name(card: int) -> str:
+    """A card's name in the reader's language (the rules' English is the message id;
+    ``i18n.extract`` puts the names and texts in the catalogs)."""
+    return _(ALL_CARDS[card].name)
+
+
+def card_text(card: int) -> str:
+    return _(ALL_CARDS[card].text)
+
+
+def card_short(card: int) -> str:
+    c = ALL_CARDS[card]
+    return _(CARD_SHORT[c.id]) if c.id in CARD_SHORT else card_name(card)
+
+
 def card_json(card: int) -> dict[str, Any]:
     c = ALL_CARDS[card]
-    return {"id": c.id, "name": c.name, "text": c.text, "short": CARD_SHORT.get(c.id, c.name), "stack": c.stack}
+    return {"id": c.id, "name": card_name(card), "text": card_text(card),
+            "short": card_short(card), "stack": c.stack}
 
 
 SECRET_TITLES = {
-    "general": "General scoring: where do your Castillo Caballeros go?",
-    "2a": "Province: in which region do you lose all your Caballeros?",
-    "2e": "Province: in which region do you lose 2 Caballeros?",
-    "4f": "Secret scoring: which region do you name?",
-    "4g": "Eviction: where do your Caballeros go?",
+    "general": N_("General scoring: where do your Castillo Caballeros go?"),
+    "2a": N_("Province: in which region do you lose all your Caballeros?"),
+    "2e": N_("Province: in which region do you lose 2 Caballeros?"),
+    "4f": N_("Secret scoring: which region do you name?"),
+    "4g": N_("Eviction: where do your Caballeros go?"),
 }
 
 
@@ -147,64 +166,77 @@ def describe(action: Action, names: list[str]) -> str:
     kind, arg = action.kind, action.arg
     if action.is_chance:
         if kind == "home":
-            return f"{names[arg // 10]}'s Grande starts in {AREA_NAMES[arg % 10]}."
+            return _("%(who)s's Grande starts in %(area)s.", who=names[arg // 10],
+                     area=AREA_NAMES[arg % 10])
         if kind == "king":
-            return f"The King starts in {AREA_NAMES[arg]}."
+            return _("The King starts in %(area)s.", area=AREA_NAMES[arg])
         if kind == "start":
-            return f"{names[arg]} is the first start player."
+            return _("%(who)s is the first start player.", who=names[arg])
         if kind == "reveal":
-            card = ALL_CARDS[arg]
-            return f"Card {card.id} ({card.name}) is revealed."
+            return _("Card %(card)s (%(name)s) is revealed.", card=ALL_CARDS[arg].id,
+                     name=card_name(arg))
         return str(action)
     who = names[action.seat]
     area = AREA_NAMES[arg] if kind in AREA_KINDS and arg < len(AREA_NAMES) else ""
     simple = {
-        "bid": f"{who} plays power card {arg}.",
-        "recruit": f"{who} recruits {arg} Caballero{'s' if arg != 1 else ''} to court.",
-        "recall": f"{who} recalls a Caballero from {area}.",
-        "deploy": f"{who} deploys first.",
-        "special": f"{who} uses the special action.",
-        "end": f"{who} stops.",
-        "done": f"{who} ends the turn.",
-        "place": f"{who} places a Caballero in {area}.",
-        "drop": f"{who} puts the Caballero in {area}.",
-        "from": f"{who} chooses {area}.",
-        "secret": f"{who} chooses {area} secretly.",
-        "score": f"{who} scores {area}.",
-        "retrieve": f"{who} takes back power card {arg}.",
-        "grande": f"{who} moves the Grande to {area}.",
-        "court": f"{who} brings {arg} Caballero{'s' if arg != 1 else ''} to court.",
-        "king": f"{who} moves the King to {area}.",
-        "evict": f"{who} names {area} for the eviction.",
+        "bid": N_("%(who)s plays power card %(value)s."),
+        "recall": N_("%(who)s recalls a Caballero from %(area)s."),
+        "deploy": N_("%(who)s deploys first."),
+        "special": N_("%(who)s uses the special action."),
+        "end": N_("%(who)s stops."),
+        "done": N_("%(who)s ends the turn."),
+        "place": N_("%(who)s places a Caballero in %(area)s."),
+        "drop": N_("%(who)s puts the Caballero in %(area)s."),
+        "from": N_("%(who)s chooses %(area)s."),
+        "secret": N_("%(who)s chooses %(area)s secretly."),
+        "score": N_("%(who)s scores %(area)s."),
+        "retrieve": N_("%(who)s takes back power card %(value)s."),
+        "grande": N_("%(who)s moves the Grande to %(area)s."),
+        "king": N_("%(who)s moves the King to %(area)s."),
+        "evict": N_("%(who)s names %(area)s for the eviction."),
     }
     if kind in simple:
-        return simple[kind]
+        return _(simple[kind], who=who, area=area, value=arg)
+    if kind == "recruit":
+        return ngettext("%(who)s recruits %(num)s Caballero to court.",
+                        "%(who)s recruits %(num)s Caballeros to court.", arg, who=who)
+    if kind == "court":
+        return ngettext("%(who)s brings %(num)s Caballero to court.",
+                        "%(who)s brings %(num)s Caballeros to court.", arg, who=who)
     if kind == "take":
-        card = ALL_CARDS[arg]
-        return f"{who} takes card {card.id} ({card.name})."
+        return _("%(who)s takes card %(card)s (%(name)s).", who=who, card=ALL_CARDS[arg].id,
+                 name=card_name(arg))
     if kind == "veto":
-        return f"{who} plays the Veto: the rest of the special action is stopped."
+        return _("%(who)s plays the Veto: the rest of the special action is stopped.", who=who)
     if kind == "pass":
-        return f"{who} lets the special action go on."
+        return _("%(who)s lets the special action go on.", who=who)
     if kind == "pick":
-        whose = "one of their own Caballeros" if arg // 10 == action.seat else f"a Caballero of {names[arg // 10]}"
-        return f"{who} picks up {whose} in {AREA_NAMES[arg % 10]}."
+        if arg // 10 == action.seat:
+            return _("%(who)s picks up one of their own Caballeros in %(area)s.", who=who,
+                     area=AREA_NAMES[arg % 10])
+        return _("%(who)s picks up a Caballero of %(owner)s in %(area)s.", who=who,
+                 owner=names[arg // 10], area=AREA_NAMES[arg % 10])
     if kind == "remove":
-        return f"{who} sends a Caballero of {names[arg // 10]} from {AREA_NAMES[arg % 10]} to the provinces."
+        return _("%(who)s sends a Caballero of %(owner)s from %(area)s to the provinces.",
+                 who=who, owner=names[arg // 10], area=AREA_NAMES[arg % 10])
     if kind == "lose":
-        place = "court" if arg == 10 else AREA_NAMES[arg]
-        return f"{who} sends a Caballero from {place} to the provinces."
+        if arg == 10:
+            return _("%(who)s sends a Caballero from court to the provinces.", who=who)
+        return _("%(who)s sends a Caballero from %(area)s to the provinces.", who=who,
+                 area=AREA_NAMES[arg])
     if kind == "tile":
-        return f"{who} puts the {'-'.join(map(str, TILES[arg // 10]))} scoreboard on {AREA_NAMES[arg % 10]}."
+        return _("%(who)s puts the %(values)s scoreboard on %(area)s.", who=who,
+                 values="-".join(map(str, TILES[arg // 10])), area=AREA_NAMES[arg % 10])
     if kind == "option":
-        return f"{who} chooses option {words[-1]}."
+        return _("%(who)s chooses option %(option)s.", who=who, option=words[-1])
     return str(action)
 
 
 VETO_STOPPED = {  # what a veto stopped (the window's ``next``), for the log
-    "begin": "before it began", "effect": "before its effect", "reveal": "before the reveal",
-    "score": "before the next scoring", "remove": "before the next removal",
-    "lose": "before the next player's losses", "step": "before the next Caballero",
+    "begin": N_("before it began"), "effect": N_("before its effect"),
+    "reveal": N_("before the reveal"), "score": N_("before the next scoring"),
+    "remove": N_("before the next removal"), "lose": N_("before the next player's losses"),
+    "step": N_("before the next Caballero"),
 }
 
 
@@ -212,19 +244,23 @@ def describe_event(event: dict[str, Any], names: list[str]) -> str | None:
     """A scoring as a log line ("Scoring of Aragón (general): Anna 5, Bert 4."); a
     veto (who stopped whose card where) and an expired Veto too (box rules)."""
     if event.get("type") == "vetoed":
-        return (f"{names[event['seat']]} vetoes {names[event['active']]}'s card "
-                f"{event['card']}: the rest of it is stopped "
-                f"({VETO_STOPPED.get(event['stopped'], event['stopped'])}).")
+        stopped = event["stopped"]
+        return _("%(who)s vetoes %(active)s's card %(card)s: the rest of it is stopped "
+                 "(%(when)s).", who=names[event["seat"]], active=names[event["active"]],
+                 card=event["card"],
+                 when=_(VETO_STOPPED[stopped]) if stopped in VETO_STOPPED else stopped)
     if event.get("type") == "veto_expired":
-        return (f"{names[event['seat']]}'s Veto (taken in round {event['taken_round']}) "
-                "expires unused.")
+        return _("%(who)s's Veto (taken in round %(round)s) expires unused.",
+                 who=names[event["seat"]], round=event["taken_round"])
     if event.get("type") != "score":
         return None
     points = event["points"]
     reason = event.get("reason") or ""
-    why = "general scoring" if reason == "general" else f"card {reason}" if reason else "scoring"
-    who = ", ".join(f"{names[p]} {v}" for p, v in enumerate(points) if v) or "nobody scores"
-    return f"Scoring of {AREA_NAMES[event['area']]} ({why}): {who}."
+    why = (_("general scoring") if reason == "general"
+           else _("card %(card)s", card=reason) if reason else _("scoring"))
+    who = ", ".join(f"{names[p]} {v}" for p, v in enumerate(points) if v) or _("nobody scores")
+    return _("Scoring of %(area)s (%(why)s): %(who)s.", area=AREA_NAMES[event["area"]],
+             why=why, who=who)
 
 
 # One log entry in words: its sentence and those of the scorings it caused. Both are
@@ -255,7 +291,7 @@ def move_log(log: list[Action], events: list[list[dict[str, Any]]] | None, hidde
         a = log[i]
         text, scorings = lines[i]
         if i in hidden and a.seat != seat:
-            text = f"{names[a.seat]} has chosen secretly."
+            text = _("%(who)s has chosen secretly.", who=names[a.seat])
         out.append({"seq": i, "seat": None if a.is_chance else a.seat, "text": text})
         out.extend({"seq": i, "seat": None, "text": line, "event": True} for line in scorings)
     return out
@@ -313,8 +349,8 @@ def final_winners(committed: State, players: list[dict[str, Any]]) -> list[int]:
     return [p for p in stayed if committed.scores[p] == best]
 
 
-def _plural(k: int, word: str = "Caballero") -> str:
-    return f"{k} {word}{'' if k == 1 else 's'}"
+def _plural(k: int) -> str:
+    return ngettext("%(num)s Caballero", "%(num)s Caballeros", k)
 
 
 def progress(state: State, names: list[str], seat: int | None = None) -> dict[str, Any]:
@@ -328,43 +364,51 @@ def progress(state: State, names: list[str], seat: int | None = None) -> dict[st
     if phase == "deploy" and state.card >= 0:
         stack = ALL_CARDS[state.card].stack
         placed = stack - state.deploy_left
-        out["text"] = (f"{placed} of {stack} placed"
-                       f" ({_plural(state.court[p])} left in court)")
+        out["text"] = _("%(placed)s of %(stack)s placed (%(court)s left in court)",
+                        placed=placed, stack=stack, court=_plural(state.court[p]))
     elif phase in ("move", "move_drop"):
         parts = []
         if state.own_left:
-            parts.append(f"{state.own_left} of yours")
+            parts.append(_("%(count)s of yours", count=state.own_left))
         if state.opp_left:
-            parts.append(f"{state.opp_left} opposing")
+            parts.append(_("%(count)s opposing", count=state.opp_left))
         if state.any_left:
-            parts.append(f"{state.any_left} of any colour")
-        where = f" out of {AREA_NAMES[state.source]}" if state.source >= 0 else ""
-        out["text"] = "Moves left: " + (" and ".join(parts) or "none") + where + "."
+            parts.append(_("%(count)s of any colour", count=state.any_left))
+        moves = _(" and ").join(parts) or _("none")
+        out["text"] = (_("Moves left: %(moves)s out of %(area)s.", moves=moves,
+                         area=AREA_NAMES[state.source]) if state.source >= 0
+                       else _("Moves left: %(moves)s.", moves=moves))
         if phase == "move_drop" and state.picked >= 0:
             owner, area = divmod(state.picked, 10)
             out["held"] = {"owner": owner, "area": AREA_CODES[area]}
-            whose = "your" if owner == p else f"{names[owner]}'s"
-            out["text"] += f" In hand: {whose} Caballero from {AREA_NAMES[area]}."
+            out["text"] += " " + (
+                _("In hand: your Caballero from %(area)s.", area=AREA_NAMES[area]) if owner == p
+                else _("In hand: %(owner)s's Caballero from %(area)s.", owner=names[owner],
+                       area=AREA_NAMES[area]))
     elif phase == "empty_drop" and state.source >= 0:
         left = state.count(state.source, p)
-        out["text"] = f"{_plural(left)} still to leave {AREA_NAMES[state.source]}."
+        out["text"] = ngettext("%(num)s Caballero still to leave %(area)s.",
+                               "%(num)s Caballeros still to leave %(area)s.", left,
+                               area=AREA_NAMES[state.source])
     elif phase == "court_place":
-        out["text"] = (f"Up to {state.count_left} more may be placed"
-                       f" ({_plural(state.court[p])} in court).")
+        out["text"] = _("Up to %(count)s more may be placed (%(court)s in court).",
+                        count=state.count_left, court=_plural(state.court[p]))
     elif phase == "recall":
-        out["text"] = f"{_plural(state.count_left)} still to recall."
+        out["text"] = ngettext("%(num)s Caballero still to recall.",
+                               "%(num)s Caballeros still to recall.", state.count_left)
     elif phase == "remove" and state.queue:
         q = state.queue[0]
         out["dealing"] = q
         rest = [names[x] for x in state.queue[1:]]
-        out["text"] = (f"Now dealing with {names[q]}: pick one of their Caballeros."
-                       + (f" Then: {', '.join(rest)}." if rest else ""))
+        out["text"] = (_("Now dealing with %(who)s: pick one of their Caballeros.", who=names[q])
+                       + (" " + _("Then: %(names)s.", names=", ".join(rest)) if rest else ""))
     elif phase == "lose" and state.queue:
         q = state.queue[0]
         out["dealing"] = q
-        who = "You" if q == seat else names[q]
-        out["text"] = (f"{who} still {'lose' if q == seat else 'loses'} {state.count_left}"
-                       f" (card 2c, dealt by {names[p]}).")
+        out["text"] = (_("You still lose %(count)s (card 2c, dealt by %(by)s).",
+                         count=state.count_left, by=names[p]) if q == seat
+                       else _("%(who)s still loses %(count)s (card 2c, dealt by %(by)s).",
+                              who=names[q], count=state.count_left, by=names[p]))
     return out
 
 
@@ -379,45 +423,62 @@ def secret_context(state: State, seat: int | None, names: list[str]) -> dict[str
     regions = range(len(AREA_CODES) - 1)
     if name == "general":
         k = state.castillo(seat)
-        out["text"] = f"You have {_plural(k)} in the Castillo; after it is scored they all go to the region you pick."
+        out["text"] = ngettext(
+            "You have %(num)s Caballero in the Castillo; after it is scored it goes to the "
+            "region you pick.",
+            "You have %(num)s Caballeros in the Castillo; after it is scored they all go to the "
+            "region you pick.", k)
         for r in regions:
             if r != state.king:
-                out["effects"][AREA_CODES[r]] = f"your {_plural(k)} from the Castillo go to {AREA_NAMES[r]}"
+                out["effects"][AREA_CODES[r]] = ngettext(
+                    "your %(num)s Caballero from the Castillo goes to %(area)s",
+                    "your %(num)s Caballeros from the Castillo go to %(area)s", k,
+                    area=AREA_NAMES[r])
     elif name in ("2a", "2e"):
-        out["text"] = ("You lose every Caballero in the region you pick." if name == "2a"
-                       else "You lose 2 Caballeros (as many as you have) in the region you pick.")
+        out["text"] = (_("You lose every Caballero in the region you pick.") if name == "2a"
+                       else _("You lose 2 Caballeros (as many as you have) in the region you "
+                              "pick."))
         for r in regions:
             have = state.count(r, seat)
             lose = have if name == "2a" else min(2, have)
-            out["effects"][AREA_CODES[r]] = (f"you lose {lose} of your {have} there" if have
-                                             else "you have none there")
+            out["effects"][AREA_CODES[r]] = (
+                _("you lose %(lose)s of your %(have)s there", lose=lose, have=have) if have
+                else _("you have none there"))
     elif name == "4f":
-        out["text"] = "Each region named by exactly one player is scored."
+        out["text"] = _("Each region named by exactly one player is scored.")
         for r in regions:
-            out["effects"][AREA_CODES[r]] = (f"{AREA_NAMES[r]} is scored if nobody else names it"
-                                             f" (you have {state.count(r, seat)} there)")
+            out["effects"][AREA_CODES[r]] = _(
+                "%(area)s is scored if nobody else names it (you have %(count)s there)",
+                area=AREA_NAMES[r], count=state.count(r, seat))
     elif name == "4g" and state.source >= 0:
         src = state.source
         k = state.count(src, seat)
-        by = names[state.active] if state.active >= 0 else "The active player"
-        out["text"] = (f"{by} evicts {AREA_NAMES[src]}: your {_plural(k)} there must all go"
-                       " to the region you pick (back to your court if you pick "
-                       f"{AREA_NAMES[src]} or the King's region).")
+        by = names[state.active] if state.active >= 0 else _("The active player")
+        out["text"] = ngettext(
+            "%(who)s evicts %(area)s: your %(num)s Caballero there must go to the region you "
+            "pick (back to your court if you pick %(area)s or the King's region).",
+            "%(who)s evicts %(area)s: your %(num)s Caballeros there must all go to the region "
+            "you pick (back to your court if you pick %(area)s or the King's region).", k,
+            who=by, area=AREA_NAMES[src])
         for r in regions:
             to_court = r == src or r == state.king
-            out["effects"][AREA_CODES[r]] = (f"your {_plural(k)} go back to your court" if to_court
-                                             else f"your {_plural(k)} move to {AREA_NAMES[r]}")
+            out["effects"][AREA_CODES[r]] = (
+                ngettext("your %(num)s Caballero goes back to your court",
+                         "your %(num)s Caballeros go back to your court", k) if to_court
+                else ngettext("your %(num)s Caballero moves to %(area)s",
+                              "your %(num)s Caballeros move to %(area)s", k,
+                              area=AREA_NAMES[r]))
     return out
 
 
 WINDOW_REST = {  # what the rest of the special action does next, by the window's ``next``
-    "begin": "the whole special action: {card}",
-    "effect": "the declared effect: {declared}",
-    "reveal": "the secret choices are revealed and take effect",
-    "score": "the scoring of {regions}",
-    "remove": "a Caballero of {players} goes back to the provinces",
-    "lose": "{players} lose{s} Caballeros",
-    "step": "the next Caballero of card {card_id} is moved or placed",
+    "begin": N_("the whole special action: %(card)s"),
+    "effect": N_("the declared effect: %(declared)s"),
+    "reveal": N_("the secret choices are revealed and take effect"),
+    "score": N_("the scoring of %(regions)s"),
+    "remove": N_("a Caballero of %(players)s goes back to the provinces"),
+    "lose": N_("%(players)s lose Caballeros"),
+    "step": N_("the next Caballero of card %(card_id)s is moved or placed"),
 }
 
 
@@ -432,8 +493,8 @@ def veto_view(state: State, log: list[Action], names: list[str]) -> dict[str, An
     labels = state.config.round_labels
     held = [{"seat": h, "name": names[h], "taken_round": labels[r],
              "expires_after_round": labels[min(r + 1, len(labels) - 1)],
-             "life": ("this round and the next" if state.round_index <= r
-                      else "to the end of this round")}
+             "life": (_("this round and the next") if state.round_index <= r
+                      else _("to the end of this round"))}
             for h, r in sorted(zip(v.holder, v.taken, strict=True), key=lambda x: (x[1], x[0]))
             if h >= 0]
     declared = from_code(v.declared) if v.declared >= 0 else None
@@ -448,12 +509,13 @@ def veto_view(state: State, log: list[Action], names: list[str]) -> dict[str, An
                   if log[i].kind == "special" and log[i].seat == state.active), len(log))
     so_far = [describe(a, names) for a in log[start:]]
     left = [names[p] for p in state.queue]
-    rest = WINDOW_REST[nxt].format(
-        card=f"{card.id} ({CARD_SHORT.get(card.id, card.name)})" if card else "",
-        card_id=card.id if card else "",
-        declared=describe(declared, names) if declared else "",
-        regions=", ".join(AREA_NAMES[a] for a in v.regions) or "the next region",
-        players=", then ".join(left) or "the next player", s="" if len(left) > 1 else "s")
+    card_said = " ".join((card.id, f"({card_short(card.index)})")) if card else ""
+    rest = _(WINDOW_REST[nxt],
+             card=card_said,
+             card_id=card.id if card else "",
+             declared=describe(declared, names) if declared else "",
+             regions=", ".join(AREA_NAMES[a] for a in v.regions) or _("the next region"),
+             players=_(", then ").join(left) or _("the next player"))
     out["window"] = {
         "next": nxt, "asking": list(v.asking), "active": state.active,
         "card": card.id if card else None, "so_far": so_far, "rest": rest,
@@ -486,6 +548,11 @@ def present(match: Match, seat: int | None, players: list[dict], game_id: int,
                  acting=acting, log_shown=log_shown)
 
 
+def seat_names(players: list[dict]) -> list[str]:
+    """The players' names; an empty seat's in the reader's language."""
+    return [p.get("name") or _("Seat %(number)s", number=p["seat"] + 1) for p in players]
+
+
 def board(state: State, committed: State, log: list[Action], seq: int, seat: int | None,
           players: list[dict], game_id: int, legal: list[dict[str, Any]], draft: Draft | None,
           events: list[list[dict[str, Any]]] | None = None,
@@ -495,7 +562,7 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
     state (a redacted copy would count seats that have chosen as still choosing);
     `log_shown`: the viewer's move log if already made (``move_log``)."""
     n = state.n
-    names = [p.get("name") or f"Seat {p['seat'] + 1}" for p in players]
+    names = seat_names(players)
     finished = is_terminal(committed)
     acting = to_act(state) if acting is None else acting
     hidden = hidden_secrets(committed, log)
@@ -574,17 +641,18 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
         "blocked_bids": blocked,
         "cards": [card_json(c) for c in state.available],
         "card_taken": ALL_CARDS[state.card].id if state.card >= 0 else None,
-        "card_taken_text": ALL_CARDS[state.card].text if state.card >= 0 else None,
+        "card_taken_text": card_text(state.card) if state.card >= 0 else None,
         "card_taken_card": card_json(state.card) if state.card >= 0 else None,
         "progress": progress(state, names, seat) if legal else {"text": "", "held": None, "dealing": None},
         "secret": {
-            "purpose": purpose, "title": SECRET_TITLES.get(purpose or "", ""), "mine": own_secret,
+            "purpose": purpose, "mine": own_secret,
+            "title": _(SECRET_TITLES[purpose]) if purpose in SECRET_TITLES else "",
             "chosen": [p for p in range(n) if committed.secret[p] >= 0] if purpose else [],
             "waiting": [p for p in range(n) if committed.secret[p] == PENDING] if purpose else [],
             **secret_context(state, seat, names),
         },
         "legal": legal,
-        "prompt": PROMPTS.get(phase, "") if legal else "",
+        "prompt": _(PROMPTS[phase]) if legal and phase in PROMPTS else "",
         "draft": {
             "steps": [str(a) for a in draft.steps] if draft else [],
             "can_undo": bool(draft and draft.steps) and not finished,
@@ -615,7 +683,7 @@ def public_boards(match: Match, players: list[dict], game_id: int, after: int,
     hidden = hidden_secrets(match.state, log)
     until = min(hidden) if hidden else len(log)
     first = max(after + 1, until - limit + 1)
-    names = [p.get("name") or f"Seat {p['seat'] + 1}" for p in players]
+    names = seat_names(players)
     made: list[dict[str, Any]] = []
     if first <= until:
         lines = entry_lines(log[:until], events, names)

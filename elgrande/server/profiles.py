@@ -34,11 +34,13 @@ from .tables import (
     PlayerCountStat,
     PlayerRating,
     RatingHistory,
+    Seat,
     User,
 )
 
 RANKING_PAGE = 50  # players per ranking page
 RESULTS_PAGE = 20  # finished games per "My games" page
+STOPPED_SHOWN = 10  # games that ended unfinished: the newest few, under the finished ones
 RECENT_GAMES = 10  # on a profile
 HISTORY_POINTS = 100  # rated games drawn in a profile's chart
 MIN_CARD_GAMES = 3  # a card's success rate counts from this many games with it
@@ -277,6 +279,16 @@ class Profiles:
                                    .offset((page - 1) * RESULTS_PAGE).limit(RESULTS_PAGE + 1)))
             more = len(mine) > RESULTS_PAGE
             return self._with_tables(db, mine[:RESULTS_PAGE]), more
+
+    def stopped(self, user: User, limit: int = STOPPED_SHOWN) -> list[Game]:
+        """The user's newest games that ended without finishing: expired before the
+        start, abandoned (nobody left at the table, or left untouched) or cancelled."""
+        with self._reads() as db:
+            return list(db.scalars(
+                select(Game).join(Seat, Seat.game_id == Game.id)
+                .where(Seat.user_id == user.id,
+                       Game.status.in_(("expired", "abandoned", "cancelled")))
+                .order_by(Game.updated_at.desc(), Game.id.desc()).limit(limit)))
 
     def running(self, user: User, rated_only: bool = False) -> list[dict[str, Any]]:
         """The user's games that are not over (waiting or running), with whose turn it

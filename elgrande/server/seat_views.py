@@ -19,8 +19,9 @@ from elgrande.matches import Match, MatchStore, draft_version
 from elgrande.rules import Action, Event, State, apply, new_game
 
 from .errors import PlayError
+from .i18n import current
 from .lobby import Lobby
-from .present import EntryLines, entry_lines, hidden_secrets, move_log, present
+from .present import EntryLines, entry_lines, hidden_secrets, move_log, present, seat_names
 from .tables import Game
 
 EVENT_CACHE_SIZE = 256  # matches whose replay (for the log's scorings) is kept in memory
@@ -108,12 +109,12 @@ class SeatViews:
         self._events_lock = threading.Lock()
         self._views: Lru[tuple[Any, ...], SeatState] = Lru(
             VIEW_CACHE_SIZE, budget=VIEW_CACHE_BYTES, weigh=_view_weight)
-        self._lines: Lru[str, tuple[EntryLines, ...]] = Lru(  # log in words
+        self._lines: Lru[tuple[str, str], tuple[EntryLines, ...]] = Lru(  # log in words
             EVENT_CACHE_SIZE, budget=LOG_CACHE_BYTES, weigh=lambda _, v: LINE_BYTES * len(v))
         self._logs: Lru[tuple[Any, ...], ShownLog] = Lru(
             EVENT_CACHE_SIZE, budget=LOG_CACHE_BYTES, weigh=lambda _, log: log.weight())
         # per match: (entries, log) of the public log last made
-        self._public_logs: Lru[str, tuple[int, ShownLog]] = Lru(
+        self._public_logs: Lru[tuple[str, str], tuple[int, ShownLog]] = Lru(
             EVENT_CACHE_SIZE, budget=LOG_CACHE_BYTES, weigh=lambda _, v: v[1].weight())
 
     def match(self, game: Game) -> Match:
@@ -145,29 +146,31 @@ class SeatViews:
         return None if match is None else self.view_of(game, match, seat)
 
     def known_state(self, key: tuple[Any, ...]) -> SeatState | None:
-        """A view already built (in this process) for ``key``."""
-        return self._views.get(key)
+        """A view already built (in this process) for ``key``, in the reader's language."""
+        return self._views.get(key + (current().code,))
 
     def view_of(self, game: Game, match: Match, seat: int | None) -> SeatState:
         """The view of ``seat`` of ``match`` (loaded with that seat's draft only)."""
         draft = match.drafts.get(seat) if seat is not None else None
         key = view_key(match.id, seat, match.seq, draft_version(draft))
-        found = self._views.get(key)
+        # Texts are made in the reader's language (i18n): every cache below is per language.
+        lang = current().code
+        found = self._views.get(key + (lang,))
         if found is not None:
             return found
         events = self.events(match)
         names = self._names(game)
-        known = self._lines.get(match.id) or ()
+        known = self._lines.get((match.id, lang)) or ()
         lines = entry_lines(match.actions, events, names, known)
         if len(lines) > len(known):
-            self._lines.put(match.id, lines)
+            self._lines.put((match.id, lang), lines)
         # The move log is most of a view and, but for unrevealed secret choices, the same
         # for everyone: its JSON is made once per (match, sequence, what is hidden).
         log = match.actions
         unrevealed = hidden_secrets(match.state, log)
         hidden = {i for i in unrevealed if log[i].seat != seat}
         # (The seat whose secret choice alone is unrevealed sees it: its own log.)
-        log_key = (match.id, match.seq, tuple(sorted(hidden)), bool(unrevealed))
+        log_key = (match.id, match.seq, tuple(sorted(hidden)), bool(unrevealed), lang)
         shown_log = self._logs.get(log_key)
         if shown_log is None:
             shown_log = self._log_shown(match.id, log, events, hidden, seat, names, lines,
@@ -176,7 +179,7 @@ class SeatViews:
         data = present(match, seat, self.lobby.started_seats(game), game.id, events, log_shown=[])
         del data["log"]
         made = SeatState(key, to_json(data)[:-1], shown_log)
-        self._views.put(key, made)
+        self._views.put(key + (lang,), made)
         return made
 
     def _log_shown(self, match_id: str, log: list[Action], events: list[list[dict[str, Any]]],
@@ -188,18 +191,19 @@ class SeatViews:
         if not public:
             made = move_log(log, events, hidden, seat, names, lines)
             return ShownLog.of(tuple(to_json(line) for line in made), False)
-        seen, old = self._public_logs.get(match_id) or (0, ShownLog.of((), True))
+        lang = current().code
+        seen, old = self._public_logs.get((match_id, lang)) or (0, ShownLog.of((), True))
         if seen > len(log):
             seen, old = 0, ShownLog.of((), True)
         added = move_log(log, events, hidden, seat, names, lines, start=seen)
         if not added:
             return old
         shown = ShownLog.of(old.lines + tuple(to_json(line) for line in added), True)
-        self._public_logs.put(match_id, (len(log), shown))
+        self._public_logs.put((match_id, lang), (len(log), shown))
         return shown
 
     def _names(self, game: Game) -> list[str]:
-        return [p.get("name") or f"Seat {p['seat'] + 1}" for p in self.lobby.started_seats(game)]
+        return seat_names(self.lobby.started_seats(game))
 
     def events(self, match: Match) -> list[list[dict[str, Any]]]:
         """The engine's events (scorings, reveals) after each log entry, in their JSON

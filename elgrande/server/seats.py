@@ -8,8 +8,8 @@ resigned, a player alone against computers included), the game is stopped as
 "abandoned" instead of being played out by computers for nobody.
 
 The sweep (``Sweeper.sweep_once(now)``, run in the background by the app): waiting games
-that did not start in time expire; guests' games against computers left untouched are
-abandoned, and so are clocked games whose every player has been away (their clock ran
+that did not start in time expire; games of one player against computers left untouched
+are abandoned (a guest's sooner than a registered player's), and so are clocked games whose every player has been away (their clock ran
 out) for longer than a set time. Every update is conditional on the status it changes, so two processes
 sweeping at once, or a sweep racing a start, change each game at most once.
 
@@ -99,6 +99,7 @@ class Sweeper(Periodic):
 
     def __init__(self, sessions: sessionmaker[Session], now: Callable[[], datetime], *,
                  waiting: timedelta, idle_guest: timedelta, interval: float,
+                 idle_solo: timedelta | None = None,
                  on_change: Callable[[int], None] | None = None,
                  absent: Callable[[datetime], list[int]] | None = None) -> None:
         super().__init__(interval)
@@ -106,6 +107,7 @@ class Sweeper(Periodic):
         self.now = now
         self.waiting = waiting
         self.idle_guest = idle_guest
+        self.idle_solo = idle_solo  # a registered player's; None: kept for good
         self._on_change = on_change  # a game's rooms and pages are told
         # Running games whose every player has been away (clock run out) too long.
         self._absent = absent
@@ -118,9 +120,12 @@ class Sweeper(Periodic):
         others = exists().where(Seat.game_id == Game.id, Seat.kind != "bot",
                                 Seat.user_id != Game.creator_id)
         guest = exists().where(User.id == Game.creator_id, User.is_guest.is_(True))
-        idle = exists().where(and_(MatchRow.id == Game.match_id, MatchRow.over.is_(False),
-                                   MatchRow.updated_at < now - self.idle_guest))
-        abandoned = self._set_status("active", "abandoned", and_(guest, ~others, idle), now)
+        abandoned = self._set_status("active", "abandoned",
+                                     and_(guest, ~others, self._idle(now - self.idle_guest)), now)
+        if self.idle_solo is not None:
+            abandoned += self._set_status(
+                "active", "abandoned", and_(~guest, ~others, self._idle(now - self.idle_solo)),
+                now)
         if self._absent is not None:
             absent = self._absent(now)
             if absent:
@@ -129,6 +134,12 @@ class Sweeper(Periodic):
             if self._on_change is not None:
                 self._on_change(game_id)
         return {"expired": expired, "abandoned": abandoned}
+
+    @staticmethod
+    def _idle(since: datetime) -> Any:
+        """The game's match is running and has not moved since ``since``."""
+        return exists().where(and_(MatchRow.id == Game.match_id, MatchRow.over.is_(False),
+                                   MatchRow.updated_at < since))
 
     def _set_status(self, old: str, new: str, condition: Any, now: datetime) -> list[int]:
         """Moves the games matching ``condition`` from ``old`` to ``new``; the ids of those

@@ -189,6 +189,10 @@ class Settings(BaseSettings):
     idle_guest_game_days: float = setting(
         30.0, "Days a guest's game against computers (\"Play now\") may go untouched before "
         "it is stopped as abandoned.", "a number of days above 0", gt=0, allow_inf_nan=False)
+    idle_solo_game_days: float = setting(
+        90.0, "Days a registered player's game against computers alone may go untouched "
+        "before it is stopped as abandoned (so that forgotten games do not pile up).",
+        "a number of days above 0", gt=0, allow_inf_nan=False)
     expiry_sweep_seconds: float = _seconds(
         "Seconds between two looks for expired and abandoned games.", 600.0)
     # -- the table chat
@@ -198,6 +202,12 @@ class Settings(BaseSettings):
     chat_lines_per_client: int = setting(
         30, "Chat lines allowed per client address per minute.", "a whole number of at least 1",
         ge=1)
+    # -- languages (docs/i18n.md)
+    pseudo_locale: bool = setting(
+        False, "Offer the pseudo-language `qps` (every translated text accented and in "
+        "brackets) through the `lang` cookie, to spot text outside the message catalogs.",
+        "on/off, true/false, yes/no or 1/0")
+
     # -- the operator's pages
     legal_dir: str | None = setting(
         None, "A folder with the operator's privacy.html and imprint.html (HTML fragments "

@@ -56,6 +56,9 @@ class User(Base):
     banned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     chat_muted_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                               nullable=True)
+    # The language picked in the header's switch (server/i18n/); None: the browser's
+    # Accept-Language decides.
+    language: Mapped[str | None] = mapped_column(String(8), nullable=True)
 
 
 class Game(Base):

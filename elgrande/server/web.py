@@ -8,6 +8,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
+from .i18n.negotiate import LANG_COOKIE, LANG_MAX_AGE
 from .security import (
     BROWSER_COOKIE,
     BROWSER_MAX_AGE,
@@ -83,7 +84,16 @@ def log_in(response: Response, request: Request, user: User) -> Response:
         max_age=SESSION_MAX_AGE, httponly=True, samesite="lax",
         secure=svc.settings.secure_cookies, path="/",
     )
+    if user.language:  # the account's language follows the player to a new browser
+        set_language_cookie(response, request, user.language)
     return response
+
+
+def set_language_cookie(response: Response, request: Request, code: str) -> None:
+    """Read by ``i18n.LanguageMiddleware`` on every request (no database read)."""
+    response.set_cookie(LANG_COOKIE, code, max_age=LANG_MAX_AGE, httponly=True,
+                        samesite="lax", secure=services(request).settings.secure_cookies,
+                        path="/")
 
 
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:

@@ -197,6 +197,20 @@ def test_the_finished_game_explained(browser: Browser, table: Table, artifacts: 
     page.click("#replay-round-next")
     assert page.locator("#score-chart .chart-cursor").get_attribute("x1") != cursor
     page.screenshot(path=str(artifacts / "after" / "item12-stepper-by-round.png"), full_page=True)
+    # The side panels follow the stepper: the players' scores and courts as they were.
+    scores_shown = page.locator("#players tbody td:nth-child(3)")
+    page.locator("#replay-slider").fill("0")
+    page.locator("#replay-slider").dispatch_event("change")
+    page.wait_for_function("() => document.getElementById('map').dataset.replaySeq === '0'")
+    expect(scores_shown).to_have_text(["0", "0"])
+    at_start = page.request.get(f"{table.url}/api/games/{table.game.id}/replay/0").json()
+    expect(page.locator("#players tbody td:nth-child(4)")).to_have_text(
+        [str(p["court"]) for p in at_start["players"]])
+    page.click("#replay-round-next")
+    page.locator("#replay-slider").fill(str(total))
+    page.locator("#replay-slider").dispatch_event("change")
+    page.wait_for_function(f"() => document.getElementById('map').dataset.replaySeq === '{total}'")
+    expect(scores_shown).to_have_text([str(p["score"]) for p in final["players"]])
     problems = axe_violations(page, "finished game")
     assert not problems, "\n".join(problems)
     assert not page.errors  # type: ignore[attr-defined]

@@ -37,7 +37,8 @@ def sweeper(client: TestClient) -> Sweeper:
     svc = services(client)
     settings = svc.settings
     return Sweeper(svc.sessions, utcnow, waiting=timedelta(days=settings.waiting_game_days),
-                   idle_guest=timedelta(days=settings.idle_guest_game_days), interval=60.0)
+                   idle_guest=timedelta(days=settings.idle_guest_game_days),
+                   idle_solo=timedelta(days=settings.idle_solo_game_days), interval=60.0)
 
 
 def my_games_list(user: As) -> str:
@@ -77,7 +78,7 @@ def test_a_waiting_game_expires_after_seven_days(capped: TestClient) -> None:
 def test_a_started_game_never_expires(client: TestClient, anna: As) -> None:
     game_id = create_game(anna, ["me", "open"])
     start_game(anna, game_id, fill=True)
-    assert sweeper(client).sweep_once(utcnow() + 100 * DAY)["expired"] == []
+    assert sweeper(client).sweep_once(utcnow() + 80 * DAY)["expired"] == []
     assert services(client).lobby.get(game_id).status == "active"
 
 
@@ -87,9 +88,14 @@ def test_an_untouched_play_now_game_is_abandoned(client: TestClient, anna: As) -
     assert response.status_code == 303
     guest = As(client, response.cookies.get(SESSION_COOKIE))
     game_id = int(response.headers["location"].rsplit("/", 1)[1])
-    # A registered player's game against computers is theirs to keep.
+    # A registered player's game against computers is kept longer (90 days), and a
+    # table with another human at it is never abandoned for being idle.
     own = create_game(anna, ["me", "bot"], level1="random")
     start_game(anna, own)
+    bert = register(client, "bert")
+    shared = create_game(anna, ["me", "open"])
+    join_game(bert, shared)
+    start_game(anna, shared)
     sweep = sweeper(client)
     assert sweep.sweep_once(utcnow() + 29 * DAY)["abandoned"] == []
     assert sweep.sweep_once(utcnow() + 31 * DAY) == {"expired": [], "abandoned": [game_id]}
@@ -97,6 +103,17 @@ def test_an_untouched_play_now_game_is_abandoned(client: TestClient, anna: As) -
     svc = services(client)
     assert svc.lobby.get(game_id).status == "abandoned"
     assert svc.lobby.get(own).status == "active"
+    assert sweep.sweep_once(utcnow() + 89 * DAY)["abandoned"] == []
+    assert sweep.sweep_once(utcnow() + 91 * DAY)["abandoned"] == [own]
+    assert svc.lobby.get(own).status == "abandoned"
+    assert svc.lobby.get(shared).status == "active"
+    # "My games": no longer running; listed with the games that ended unfinished.
+    mine = anna.get("/my-games").text
+    assert f'data-game="{own}"' not in mine.split('id="running-games"')[1].split("</section>")[0]
+    stopped = mine.split('id="stopped-games"')[1].split("</ul>")[0]
+    assert f'data-game="{own}"' in stopped and "abandoned" in stopped
+    assert f'data-game="{shared}"' not in stopped
+    assert 'id="stopped-games"' not in anna.get("/my-games?show=running").text
     assert svc.play.bot_work(game_id) == []
     page = guest.get(f"/games/{game_id}")
     assert page.status_code == 200 and 'id="abandoned"' in page.text

@@ -131,3 +131,19 @@ def test_openapi_documents_every_http_api_endpoint(client: TestClient) -> None:
                  "/api/games/{game_id}/redo", "/api/games/{game_id}/finish",
                  "/api/games/{game_id}/replay/{seq}", "/api/games/{game_id}/record"]:
         assert path in paths
+
+
+def test_many_games_against_computers_do_not_push_the_lobby_down(client: TestClient,
+                                                                 anna: As) -> None:
+    """The lobby lists at most ten of a player's games (their turn first); the rest are
+    counted and one click away on "My games"."""
+    for _ in range(12):
+        made = anna.post("/play-now", data={"csrf_token": anna.csrf(), "players": "2",
+                                            "level": "random"})
+        assert made.status_code == 303
+    lobby = anna.get("/lobby").text
+    listed = lobby.split('id="my-games"')[1].split("</div>")[0]
+    assert listed.count("data-game=") == 10
+    assert re.search(r'id="more-my-games">\s*2 more', lobby)
+    all_games = anna.get("/my-games").text
+    assert all_games.count('href="/games/') >= 12

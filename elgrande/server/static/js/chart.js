@@ -2,6 +2,7 @@
 // dark edge, and a dash pattern of its own, so no one needs to tell hues apart), the
 // rounds along the top, the general scorings as marked bands. Drawn here as SVG from
 // GET /api/games/{id}/summary; nothing is loaded from elsewhere.
+import { ngettext, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 680;
@@ -35,11 +36,11 @@ export function scoreChart(summary, players, opts = {}) {
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, id: "score-chart", class: "score-chart", role: "img",
     "aria-labelledby": "score-chart-title", "aria-describedby": "score-chart-desc" });
   const title = el("title", { id: "score-chart-title" }, svg);
-  title.textContent = "Scores over the game";
+  title.textContent = t("Scores over the game");
   const desc = el("desc", { id: "score-chart-desc" }, svg);
   const generals = summary.scorings.filter((s) => s.general);
-  desc.textContent = `Final: ${summary.seats.map((s) => `${s.name} ${s.total}`).join(", ")}. ` +
-    `General scorings after round${generals.length > 1 ? "s" : ""} ${generals.map((s) => s.round).join(", ")}.`;
+  desc.textContent = t("Final: %(scores)s.", { scores: summary.seats.map((s) => `${s.name} ${s.total}`).join(", ") }) + " " +
+    ngettext("General scorings after round %(rounds)s.", "General scorings after rounds %(rounds)s.", generals.length, { rounds: generals.map((s) => s.round).join(", ") });
 
   // Rounds: alternate shading, the label on top.
   const rounds = summary.rounds;
@@ -55,21 +56,21 @@ export function scoreChart(summary, players, opts = {}) {
     el("line", { x1: M.l, x2: W - M.r, y1: y(v), y2: y(v), class: v ? "chart-grid" : "chart-axis" }, svg);
     text(svg, M.l - 6, y(v) + 4, String(v), { class: "chart-tick", "text-anchor": "end" });
   }
-  text(svg, (M.l + W - M.r) / 2, H - 8, "moves", { class: "chart-tick", "text-anchor": "middle" });
+  text(svg, (M.l + W - M.r) / 2, H - 8, t("moves"), { class: "chart-tick", "text-anchor": "middle" });
   // General scorings: a band where the points came in, labelled.
   for (const s of generals) {
     const g = el("g", { class: "chart-scoring", "data-seq": s.seq }, svg);
     el("line", { x1: x(s.seq), x2: x(s.seq), y1: M.t, y2: H - M.b }, g);
     el("path", { d: `M${x(s.seq)},${H - M.b + 1} l-6,9 h12 z` }, g);
     const tip = el("title", {}, g);
-    tip.textContent = `General scoring after round ${s.round}: ` +
+    tip.textContent = t("General scoring after round %(round)s:", { round: s.round }) + " " +
       summary.seats.map((p, i) => `${p.name} +${s.points[i]}`).join(", ");
   }
   for (const s of summary.scorings.filter((c) => !c.general)) {
     const g = el("g", { class: "chart-card-scoring", "data-seq": s.seq }, svg);
     el("line", { x1: x(s.seq), x2: x(s.seq), y1: H - M.b, y2: H - M.b + 6 }, g);
     const tip = el("title", {}, g);
-    tip.textContent = `Card ${s.reason} in round ${s.round}: ` +
+    tip.textContent = t("Card %(card)s in round %(round)s:", { card: s.reason, round: s.round }) + " " +
       summary.seats.map((p, i) => `${p.name} +${s.points[i]}`).join(", ");
   }
   // One stepped line per seat.

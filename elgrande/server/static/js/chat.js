@@ -1,6 +1,7 @@
 // The table chat: lines arrive over the game page's socket (static/js/net.js passes them
 // on as "elgrande:chat" events); a line is sent through the same socket. Every text is
 // set as text, never as HTML. Another player's line offers Mute and Report.
+import { formatTime, t } from "./i18n.js";
 const list = document.getElementById("chat-lines");
 const form = document.getElementById("chat-form");
 const input = document.getElementById("chat-input");
@@ -9,7 +10,7 @@ const csrf = document.getElementById("game").dataset.csrf;
 let sent = 0;
 
 function time(iso) {
-  return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return formatTime(new Date(iso));
 }
 
 async function post(path, body) {
@@ -19,7 +20,7 @@ async function post(path, body) {
     body: JSON.stringify(body),
   });
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.detail || "That did not work; try again.");
+  if (!response.ok) throw new Error(data.detail || t("That did not work; try again."));
   return data;
 }
 
@@ -46,27 +47,27 @@ function line(entry) {
     const mute = document.createElement("button");
     mute.type = "button";
     mute.className = "btn btn-link btn-sm p-0 ms-2 chat-mute";
-    mute.textContent = "Mute";
-    mute.setAttribute("aria-label", `Mute ${entry.name}`);
+    mute.textContent = t("Mute");
+    mute.setAttribute("aria-label", t("Mute %(name)s", { name: entry.name }));
     mute.addEventListener("click", async () => {
       try {
         await post("/api/chat/mute", { name: entry.name });
         for (const other of list.querySelectorAll("li")) {
           if (other.querySelector("strong").textContent === `${entry.name}:`) other.remove();
         }
-        say(`You no longer read ${entry.name}'s lines.`, false);
+        say(t("You no longer read %(name)s's lines.", { name: entry.name }), false);
       } catch (e) { say(e.message); }
     });
     const report = document.createElement("button");
     report.type = "button";
     report.className = "btn btn-link btn-sm p-0 ms-2 chat-report";
-    report.textContent = "Report";
-    report.setAttribute("aria-label", `Report this line of ${entry.name}`);
+    report.textContent = t("Report");
+    report.setAttribute("aria-label", t("Report this line of %(name)s", { name: entry.name }));
     report.addEventListener("click", async () => {
-      const reason = window.prompt("Why should a moderator look at this line?") || "";
+      const reason = window.prompt(t("Why should a moderator look at this line?")) || "";
       try {
         await post("/api/chat/report", { message_id: entry.id, reason });
-        say("Thank you: a moderator will look at it.", false);
+        say(t("Thank you: a moderator will look at it."), false);
       } catch (e) { say(e.message); }
     });
     item.append(mute, report);

@@ -1,6 +1,7 @@
 // The table's clocks, as the server keeps them: each player's time left, the clock of
 // the player(s) to act ticking down to the deadline, who is away (a computer plays for
 // them) or on holiday. The server decides every deadline; the page only counts down.
+import { formatTime, ngettext, t } from "./i18n.js";
 const list = document.getElementById("clocks");
 const game = document.getElementById("game");
 const mySeat = game.dataset.seat === "" ? null : Number(game.dataset.seat);
@@ -19,7 +20,7 @@ function span(seconds) {
 function nameOf(seat) {
   const state = window.elgrande && window.elgrande.state;
   const player = state && state.players ? state.players.find((p) => p.seat === seat) : null;
-  return player ? player.name : `Seat ${seat + 1}`;
+  return player ? player.name : t("Seat %(number)s", { number: seat + 1 });
 }
 
 function left(entry) {
@@ -37,13 +38,14 @@ function render() {
       + (entry.away ? " text-body-secondary" : "");
     item.dataset.seat = entry.seat;
     const seconds = left(entry);
-    let text = `${entry.running ? "▶ " : ""}${nameOf(entry.seat)}${entry.seat === mySeat ? " (you)" : ""}: `;
-    if (entry.away) text += "away, the computer plays";
-    else if (entry.holiday_until) text += `on holiday until ${new Date(entry.holiday_until).toLocaleString()}`;
-    else text += span(seconds) + (entry.running ? " left" : "");
+    const you = entry.seat === mySeat ? " " + t("(you)") : "";
+    let text = (entry.running ? "▶ " : "") + nameOf(entry.seat) + you + ": ";
+    if (entry.away) text += t("away, the computer plays");
+    else if (entry.holiday_until) text += t("on holiday until %(when)s", { when: formatTime(new Date(entry.holiday_until), { dateStyle: "medium", timeStyle: "short" }) });
+    else text += entry.running ? t("%(time)s left", { time: span(seconds) }) : span(seconds);
     item.textContent = text;
     if (entry.running && entry.deadline) {
-      item.title = `Deadline: ${new Date(entry.deadline).toLocaleString()}`;
+      item.title = t("Deadline: %(when)s", { when: formatTime(new Date(entry.deadline), { dateStyle: "medium", timeStyle: "short" }) });
       if (seconds < 60) item.classList.add("text-danger");
     }
     list.append(item);
@@ -54,7 +56,7 @@ function render() {
   const endHoliday = document.getElementById("holiday-end-form");
   if (endHoliday) endHoliday.classList.toggle("d-none", !(mine && mine.holiday_until));
   const holidayLeft = document.getElementById("holiday-left");
-  if (holidayLeft && mine) holidayLeft.textContent = `${mine.holiday_left_days} day(s) left`;
+  if (holidayLeft && mine) holidayLeft.textContent = ngettext("%(num)s day left", "%(num)s days left", mine.holiday_left_days);
 }
 
 document.addEventListener("elgrande:clocks", (event) => {
@@ -78,7 +80,7 @@ function markLog() {
     if (turn && !item.querySelector(".stand-in")) {
       const badge = document.createElement("span");
       badge.className = "stand-in badge text-bg-light ms-1";
-      badge.textContent = `computer for ${nameOf(turn.seat)}`;
+      badge.textContent = t("computer for %(name)s", { name: nameOf(turn.seat) });
       item.append(badge);
     }
   }
@@ -89,7 +91,7 @@ function summary() {
   if (!box || !clocks) return;
   const counts = new Map();
   for (const turn of clocks.stand_in_turns || []) counts.set(turn.seat, (counts.get(turn.seat) || 0) + 1);
-  box.textContent = [...counts].map(([seat, n]) => `the computer played ${n} turn${n === 1 ? "" : "s"} for ${nameOf(seat)}`).join("; ");
+  box.textContent = [...counts].map(([seat, n]) => ngettext("the computer played %(num)s turn for %(name)s", "the computer played %(num)s turns for %(name)s", n, { name: nameOf(seat) })).join("; ");
   box.classList.toggle("d-none", counts.size === 0);
 }
 

@@ -2,6 +2,7 @@
 // highlights the legal targets and sends back exactly the action clicked. No rules here.
 import { drawMap } from "./map.js";
 import { Connection } from "./net.js";
+import { t } from "./i18n.js";
 import { renderPanels, renderFinished, renderWatched } from "./panels.js";
 
 const root = document.getElementById("game");
@@ -70,7 +71,7 @@ export function act(action) {
 function choose(actions, where) {
   if (actions.length === 1) return act(actions[0]);
   const box = document.getElementById("choose-options");
-  document.getElementById("choose-title").textContent = `What in ${where}?`;
+  document.getElementById("choose-title").textContent = t("What in %(area)s?", { area: where });
   box.replaceChildren();
   for (const a of actions) {
     const b = document.createElement("button");
@@ -83,42 +84,46 @@ function choose(actions, where) {
   ui.chooseModal.show();
 }
 
+// The computer levels' names (the server's level codes).
+const LEVEL_NAMES = { random: t("random"), easy: t("easy"), medium: t("medium"), hard: t("hard") };
+export function levelName(level) { return LEVEL_NAMES[level] || level; }
+
 const AREA_NAMES = {
   GAL: "Galicia", PVA: "País Vasco", ARA: "Aragón", CAT: "Cataluña", CLV: "Castilla la Vieja",
-  CLN: "Castilla la Nueva", SEV: "Sevilla", GRA: "Granada", VAL: "Valencia", CAS: "the Castillo", court: "court",
+  CLN: "Castilla la Nueva", SEV: "Sevilla", GRA: "Granada", VAL: "Valencia", CAS: t("the Castillo"), court: t("court"),
 };
 
 const DONE_LABELS = {
-  deploy: "Done deploying", move: "Stop moving", move_drop: "Stop moving", court_place: "Done placing",
-  empty_drop: "Done", lose: "Done",
+  deploy: t("Done deploying"), move: t("Stop moving"), move_drop: t("Stop moving"),
+  court_place: t("Done placing"), empty_drop: t("Done"), lose: t("Done"),
 };
 
 export function label(a, phase = "") {
   const area = AREA_NAMES[a.area] || a.area;
   switch (a.kind) {
-    case "deploy": return "Deploy first";
-    case "special": return phase === "choose" ? "Special action first" : "Use the special action";
-    case "end": return phase === "choose" ? "End turn without using the card" : "End turn (skip the special action)";
-    case "done": return DONE_LABELS[phase] || "Done";
-    case "recruit": return `Recruit ${a.value}`;
-    case "court": return `Bring ${a.value} to court`;
-    case "option": return a.option === "1c" ? "Place from court (1c)" : "Empty a region (1b)";
-    case "lose": return a.area === "court" ? "Lose one from court" : `Lose one in ${area}`;
-    case "tile": return `Scoreboard ${a.tile === 0 ? "8/4/0" : "4/0/0"} → ${area}`;
-    case "place": return `Place in ${area}`;
-    case "drop": return `Put it in ${area}`;
-    case "from": return `Choose ${area}`;
-    case "score": return `Score ${area}`;
-    case "grande": return `Grande → ${area}`;
-    case "king": return `King → ${area}`;
-    case "evict": return `Evict from ${area}`;
-    case "recall": return `Recall from ${area}`;
+    case "deploy": return t("Deploy first");
+    case "special": return phase === "choose" ? t("Special action first") : t("Use the special action");
+    case "end": return phase === "choose" ? t("End turn without using the card") : t("End turn (skip the special action)");
+    case "done": return DONE_LABELS[phase] || t("Done");
+    case "recruit": return t("Recruit %(count)s", { count: a.value });
+    case "court": return t("Bring %(count)s to court", { count: a.value });
+    case "option": return a.option === "1c" ? t("Place from court (1c)") : t("Empty a region (1b)");
+    case "lose": return a.area === "court" ? t("Lose one from court") : t("Lose one in %(area)s", { area });
+    case "tile": return t("Scoreboard %(values)s → %(area)s", { values: a.tile === 0 ? "8/4/0" : "4/0/0", area });
+    case "place": return t("Place in %(area)s", { area });
+    case "drop": return t("Put it in %(area)s", { area });
+    case "from": return t("Choose %(area)s", { area });
+    case "score": return t("Score %(area)s", { area });
+    case "grande": return t("Grande → %(area)s", { area });
+    case "king": return t("King → %(area)s", { area });
+    case "evict": return t("Evict from %(area)s", { area });
+    case "recall": return t("Recall from %(area)s", { area });
     case "secret": return area;
-    case "bid": return `Power card ${a.value}`;
-    case "retrieve": return `Take back ${a.value}`;
-    case "take": return `Take card ${a.card}`;
-    case "veto": return "Veto: stop the rest of this special action";
-    case "pass": return "No veto: let it go on";
+    case "bid": return t("Power card %(value)s", { value: a.value });
+    case "retrieve": return t("Take back %(value)s", { value: a.value });
+    case "take": return t("Take card %(card)s", { card: a.card });
+    case "veto": return t("Veto: stop the rest of this special action");
+    case "pass": return t("No veto: let it go on");
     default: return a.text;
   }
 }
@@ -133,7 +138,7 @@ function renderButtons(state) {
     const b = document.createElement("button");
     b.className = "btn btn-warning btn-sm legal-button";
     b.id = "open-secret";
-    b.textContent = "Make your secret choice…";
+    b.textContent = t("Make your secret choice…");
     b.addEventListener("click", () => {
       ui.secretDismissed = null;
       renderSecret(ui.state);
@@ -159,21 +164,23 @@ function renderStatus(state) {
   let text;
   let cls = "alert-secondary";
   if (state.finished) {
-    const w = state.winners.map((s) => names[s]).join(" and ");
-    text = `The game is over. ${w} ${state.winners.length > 1 ? "share the win" : "wins"}.`;
+    const w = state.winners.map((s) => names[s]).join(t(" and "));
+    text = state.winners.length > 1 ? t("The game is over. %(names)s share the win.", { names: w })
+      : t("The game is over. %(names)s wins.", { names: w });
     cls = "alert-dark";
   } else if (state.legal.length) {
     const progress = state.progress && state.progress.text ? ` ${state.progress.text}` : "";
-    text = `Your turn (round ${state.round}): ${state.prompt}${progress}`;
+    text = t("Your turn (round %(round)s): %(prompt)s", { round: state.round, prompt: state.prompt }) + progress;
     cls = "alert-warning";
   } else if (state.draft.can_finish) {
-    text = "Your turn is complete: Finish turn to confirm it (or Undo).";
+    text = t("Your turn is complete: Finish turn to confirm it (or Undo).");
     cls = "alert-success";
   } else if (state.secret.purpose && state.seat !== null && state.secret.chosen.includes(state.seat)) {
-    text = "You have chosen. Waiting for the others' secret choices…";
+    text = t("You have chosen. Waiting for the others' secret choices…");
   } else {
     const who = state.to_act.map((s) => names[s]).join(", ");
-    text = who ? `Round ${state.round}: waiting for ${who}.` : `Round ${state.round}.`;
+    text = who ? t("Round %(round)s: waiting for %(names)s.", { round: state.round, names: who })
+      : t("Round %(round)s.", { round: state.round });
   }
   el.className = `alert py-2 mb-2 ${cls}`;
   el.textContent = text;
@@ -221,14 +228,15 @@ function renderSecret(state) {
   }
   const chosen = secretActions.find((a) => a.text === ui.secretChoice);
   document.getElementById("secret-effect").textContent = chosen
-    ? `${AREA_NAMES[chosen.area]}: ${effects[chosen.area] || "chosen"}. Confirm to send it.` : "";
+    ? t("%(area)s: %(effect)s. Confirm to send it.", { area: AREA_NAMES[chosen.area], effect: effects[chosen.area] || t("chosen") }) : "";
   const who = document.getElementById("secret-who");
   who.replaceChildren();
   for (const p of state.players) {
     if (p.secret === "not_asked") continue;
     const line = document.createElement("div");
     line.dataset.seat = p.seat;
-    line.textContent = `${p.colour.letter} ${p.name}: ${p.secret === "chosen" ? "has chosen ✓" : "still choosing…"}`;
+    const how = p.secret === "chosen" ? t("has chosen ✓") : t("still choosing…");
+    line.textContent = p.colour.letter + " " + p.name + ": " + how;
     who.appendChild(line);
   }
   document.getElementById("secret-confirm").disabled = !ui.secretChoice;
@@ -262,7 +270,7 @@ function retrySecret(state, ack) {
   // A refusal stored nothing (the server commits a secret choice in one transaction);
   // ask again only when a choice is offered: without one the new state says it all.
   else if (state.legal.some((x) => x.kind === "secret")) {
-    showError("The game moved on before your choice arrived; please choose again.");
+    showError(t("The game moved on before your choice arrived; please choose again."));
   }
 }
 document.getElementById("secret-hide").addEventListener("click", () => {
@@ -291,9 +299,10 @@ function renderResignations(state) {
   list.replaceChildren(...gone.map((p) => {
     const li = document.createElement("li");
     li.dataset.seat = p.seat;
-    li.textContent = `${p.name} resigned in round ${p.resigned.round} (after move ${p.resigned.seq})` +
-      (state.finished ? " and is ranked last; " : "; ") +
-      `a computer opponent (${p.stand_in}) ${state.finished ? "played" : "plays"} the seat on.`;
+    const values = { name: p.name, round: p.resigned.round, seq: p.resigned.seq, level: levelName(p.stand_in) };
+    li.textContent = state.finished
+      ? t("%(name)s resigned in round %(round)s (after move %(seq)s) and is ranked last; a computer opponent (%(level)s) played the seat on.", values)
+      : t("%(name)s resigned in round %(round)s (after move %(seq)s); a computer opponent (%(level)s) plays the seat on.", values);
     return li;
   }));
   if (state.finished && state.ranking.length) rankFinalScores(state);
@@ -306,7 +315,7 @@ function logResignation(p) {
   const line = document.createElement("li");
   line.className = "log-event log-resigned";
   line.dataset.seat = p.seat;
-  line.textContent = `${p.name} resigned; a computer opponent (${p.stand_in}) plays the seat on.`;
+  line.textContent = t("%(name)s resigned; a computer opponent (%(level)s) plays the seat on.", { name: p.name, level: levelName(p.stand_in) });
   const after = [...log.children].find((li) => Number(li.dataset.seq) >= p.resigned.seq);
   log.insertBefore(line, after || null);
 }
@@ -326,7 +335,7 @@ function rankFinalScores(state) {
     if (state.players[seat].resigned) {
       const badge = document.createElement("span");
       badge.className = "badge text-bg-secondary ms-1 resigned-badge";
-      badge.textContent = "resigned";
+      badge.textContent = t("resigned");
       row.children[1].append(badge);
     }
     body.append(row); // appended in ranking order
@@ -401,7 +410,7 @@ function diffBoards(seen, state) {
   for (const p of state.players) {
     if (p.seat === state.seat) continue;
     const moved = Object.entries(counts).filter(([, d]) => d[p.seat]).map(([code, d]) => `${d[p.seat] > 0 ? "+" : "−"}${Math.abs(d[p.seat])} ${code}`);
-    if (moved.length) lines.push(`${p.name}'s Caballeros: ${moved.join(", ")}.`);
+    if (moved.length) lines.push(t("%(name)s's Caballeros: %(moves)s.", { name: p.name, moves: moved.join(", ") }));
   }
   const tiles = state.tiles.map((t, i) => (t.area !== seen.tiles[i] ? i : -1)).filter((i) => i >= 0);
   if (!any && king === seen.king && !scored.length && !tiles.length && !lines.length) return null;
@@ -414,7 +423,7 @@ function renderSince(changes) {
   if (!changes) return;
   const list = document.getElementById("since-list");
   const lines = [...changes.lines];
-  if (changes.king) lines.unshift(`The King moved from ${changes.king.from} to ${changes.king.to}.`);
+  if (changes.king) lines.unshift(t("The King moved from %(from)s to %(to)s.", changes.king));
   list.replaceChildren(...lines.slice(-10).map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
 }
 
@@ -448,11 +457,12 @@ function render(state) {
   renderResignations(state);
   const commitment = root.dataset.commitment;
   document.getElementById("commitment").textContent = commitment
-    ? `Card draws come from a secret seed with SHA-256 ${commitment}; ` +
-      (state.finished ? "the seed is in the game record." : "the seed is published when the game ends.")
+    ? (state.finished ? t("Card draws come from a secret seed with SHA-256 %(hash)s; the seed is in the game record.", { hash: commitment })
+      : t("Card draws come from a secret seed with SHA-256 %(hash)s; the seed is published when the game ends.", { hash: commitment }))
     : "";
   const mine = state.legal.length > 0 || state.draft.can_finish;
-  document.title = `${mine ? "▶ Your turn · " : ""}Game ${gameId} · El Grande`;
+  const turn = mine ? "▶ " + t("Your turn") + " · " : "";
+  document.title = turn + t("Game %(number)s", { number: gameId }) + " · El Grande";
   ui.renders = (ui.renders || 0) + 1;
   document.body.dataset.renders = ui.renders;
   document.body.dataset.seq = state.seq;
@@ -523,7 +533,7 @@ function showStep(board, before, index, count) {
   renderWatched({ ...board, seat: ui.state.seat });
   map.dataset.watchSeq = String(board.seq);
   const said = board.log.map((e) => e.text).join(" ");
-  document.getElementById("watch-text").textContent = `Step ${index + 1} of ${count}: ${said}`;
+  document.getElementById("watch-text").textContent = t("Step %(step)s of %(count)s: %(said)s", { step: index + 1, count, said });
   document.body.dataset.watching = String(board.seq);
   watch.played += 1;
 }

@@ -1,6 +1,7 @@
 // The SVG map of Spain: nine regions in their real places, the Castillo, and the pieces.
 // Every region shape carries its area code (id "area-GAL" ...), so clicks map to actions.
 // Legal targets are real controls: focusable, with a role and a name, Enter/Space act.
+import { ngettext, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -48,9 +49,9 @@ function el(name, attrs = {}, parent = null) {
 }
 
 function text(parent, x, y, content, attrs = {}) {
-  const t = el("text", { x, y, ...attrs }, parent);
-  t.textContent = content;
-  return t;
+  const node = el("text", { x, y, ...attrs }, parent);
+  node.textContent = content;
+  return node;
 }
 
 // A map element that sends actions: focusable, named, acting on Enter and Space too.
@@ -93,7 +94,7 @@ function pieceBadge(parent, x, y, player, count, legal) {
   el("rect", { x: 2, y: 2, width: 14, height: 15, rx: 2, fill: player.colour.hex }, g);
   text(g, 9, 14, player.colour.letter, { class: "piece-letter", fill: player.colour.text, "text-anchor": "middle" });
   el("rect", { x: 17, y: 7, width: 27, height: 21, rx: 3, fill: player.colour.hex }, g);
-  text(g, 30.5, 24, String(count), { class: "piece-count", fill: player.colour.text, "text-anchor": "middle" });
+  text(g, 30.5, 24, String(count ?? "?"), { class: "piece-count", fill: player.colour.text, "text-anchor": "middle" });
   return g;
 }
 
@@ -108,9 +109,9 @@ function deltaMark(parent, x, y, delta) {
 function areaLabel(area, state) {
   const parts = state.players.filter((p) => area.counts[p.seat] > 0).map((p) => `${p.name} ${area.counts[p.seat]}`);
   const awards = (area.counted || area.awards).join(", ");
-  let label = `${area.name}, awards ${awards}`;
-  if (area.king) label += ", the King is here";
-  label += parts.length ? `; Caballeros: ${parts.join(", ")}` : "; no Caballeros";
+  let label = t("%(area)s, awards %(awards)s", { area: area.name, awards });
+  if (area.king) label += ", " + t("the King is here");
+  label += "; " + (parts.length ? t("Caballeros: %(list)s", { list: parts.join(", ") }) : t("no Caballeros"));
   return label;
 }
 
@@ -164,11 +165,11 @@ export function drawMap(svg, state, handlers, opts = {}) {
     }, svg);
     el("title", {}, poly).textContent = areaLabel(area, state);
     if (legal) {
-      const what = legal.map((a) => name(a)).join(" or ");
+      const what = legal.map((a) => name(a)).join(t(" or "));
       control(poly, `${what} (${areaLabel(area, state)})`, `area-${code}`, () => handlers.choose(legal, area.name));
     } else if (secret) {
       const effect = (state.secret.effects || {})[code];
-      control(poly, `Pick ${area.name} secretly${effect ? ": " + effect : ""}`, `area-${code}`, () => handlers.secretPick(code));
+      control(poly, t("Pick %(area)s secretly", { area: area.name }) + (effect ? ": " + effect : ""), `area-${code}`, () => handlers.secretPick(code));
       poly.setAttribute("aria-pressed", String(opts.selected === code));
     }
   }
@@ -217,13 +218,13 @@ function drawArea(svg, area, ctx) {
       const badge = pieceBadge(g, x, y, p, count, legal);
       if (count === 0) badge.classList.add("empty");
       badge.setAttribute("data-piece", `${p.seat}-${area.code}`);
-      const label = `${p.name}: ${count} Caballero${count === 1 ? "" : "s"} in ${area.name}`;
+      const label = ngettext("%(name)s: %(num)s Caballero in %(area)s", "%(name)s: %(num)s Caballeros in %(area)s", count, { name: p.name, area: area.name });
       el("title", {}, badge).textContent = label;
       if (held && held.owner === p.seat && held.area === area.code) badge.classList.add("source");
       if (legal) {
-        const what = legal.map((a) => name(a)).join(" or ");
+        const what = legal.map((a) => name(a)).join(t(" or "));
         control(badge, `${what} (${label})`, `piece-${p.seat}-${area.code}`,
-          () => handlers.choose(legal, `${p.name} in ${area.name}`));
+          () => handlers.choose(legal, t("%(name)s in %(area)s", { name: p.name, area: area.name })));
       }
       if (changes[p.seat]) deltaMark(g, x + PIECE_W - 10, y - 4, changes[p.seat]);
     } else if (item.kind === "grande") {
@@ -232,11 +233,11 @@ function drawArea(svg, area, ctx) {
       el("rect", { width: 30, height: 30, fill: `url(#pat-${p.seat})`, stroke: "#000", "stroke-width": 3 }, gr);
       el("rect", { x: 6, y: 5, width: 18, height: 20, rx: 2, fill: p.colour.hex }, gr);
       text(gr, 15, 21, p.colour.letter, { "text-anchor": "middle", class: "grande-letter", fill: p.colour.text });
-      el("title", {}, gr).textContent = `Grande of ${p.name} (home region)`;
+      el("title", {}, gr).textContent = t("Grande of %(name)s (home region)", { name: p.name });
     } else {
       const k = el("g", { class: "king", transform: `translate(${x + 8},${y})`, "data-king": area.code }, g);
       el("path", { d: "M1,29 L1,9 L8,16 L15,1 L22,16 L29,9 L29,29 Z", fill: "#111", stroke: "#f5c400", "stroke-width": 1.5 }, k);
-      el("title", {}, k).textContent = "The King";
+      el("title", {}, k).textContent = t("The King");
     }
   });
 }
@@ -261,10 +262,10 @@ function drawCastillo(svg, area, ctx) {
     id: "area-CAS", "data-area": "CAS", "data-px": cx + 60, "data-py": cy - 45, d,
     class: "region castillo" + (legal ? " legal" : ""),
   }, g);
-  el("title", {}, tower).textContent = `Castillo: awards ${(area.counted || area.awards).join(", ")}`;
+  el("title", {}, tower).textContent = t("Castillo: awards %(awards)s", { awards: (area.counted || area.awards).join(", ") });
   if (legal) {
-    const what = legal.map((a) => name(a)).join(" or ");
-    control(tower, `${what} (Castillo)`, "area-CAS", () => handlers.choose(legal, "the Castillo"));
+    const what = legal.map((a) => name(a)).join(t(" or "));
+    control(tower, `${what} (Castillo)`, "area-CAS", () => handlers.choose(legal, t("the Castillo")));
   }
   text(g, cx, cy - 42, "Castillo", { class: "region-name", "text-anchor": "middle", "aria-hidden": "true" });
   const counted = area.counted || area.awards;
@@ -291,15 +292,15 @@ function drawCastillo(svg, area, ctx) {
 function drawTilesOffBoard(svg, state, changes) {
   // Mobile scoreboards: on the board they show as the region's values with ▣; beside it here.
   const g = el("g", { class: "tiles" }, svg);
-  text(g, 900, 600, "Mobile scoreboards", { class: "small-label", "text-anchor": "middle" });
-  state.tiles.forEach((t, i) => {
+  text(g, 900, 600, t("Mobile scoreboards"), { class: "small-label", "text-anchor": "middle" });
+  state.tiles.forEach((tile, i) => {
     const x = 836 + i * 68;
     const y = 610;
     const moved = changes && changes.tiles.includes(i);
-    const box = el("g", { class: "tile" + (t.area ? " placed" : "") + (moved ? " moved" : ""), transform: `translate(${x},${y})`, "data-tile": i }, g);
+    const box = el("g", { class: "tile" + (tile.area ? " placed" : "") + (moved ? " moved" : ""), transform: `translate(${x},${y})`, "data-tile": i }, g);
     el("rect", { width: 60, height: 32, rx: 4 }, box);
-    text(box, 30, 14, t.values.join("/"), { "text-anchor": "middle", class: "tile-values" });
-    text(box, 30, 27, t.area ? `on ${t.area}` : "beside", { "text-anchor": "middle", class: "tile-where" });
+    text(box, 30, 14, tile.values.join("/"), { "text-anchor": "middle", class: "tile-values" });
+    text(box, 30, 27, tile.area ? t("on %(area)s", { area: tile.area }) : t("beside"), { "text-anchor": "middle", class: "tile-where" });
   });
 }
 
@@ -332,7 +333,7 @@ function drawHeld(svg, state) {
   const p = state.players[held.owner];
   const g = el("g", { class: "held", "data-held": `${held.owner}-${held.area}` }, svg);
   el("rect", { x: 8, y: 8, width: 210, height: 46, rx: 8, class: "held-box" }, g);
-  text(g, 18, 37, "In hand:", { class: "held-label" });
+  text(g, 18, 37, t("In hand:"), { class: "held-label" });
   pieceBadge(g, 90, 16, p, 1, false);
-  text(g, 144, 37, `from ${held.area}`, { class: "held-label" });
+  text(g, 144, 37, t("from %(area)s", { area: held.area }), { class: "held-label" });
 }

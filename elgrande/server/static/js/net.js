@@ -1,4 +1,5 @@
 // The page's WebSocket: reconnects by itself (with back-off) and resynchronises.
+import { t } from "./i18n.js";
 export class Connection {
   constructor(path, handlers) {
     this.path = path;
@@ -14,12 +15,12 @@ export class Connection {
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${proto}://${location.host}${this.path}`);
     this.ws = ws;
-    this.handlers.onStatus("connecting…", false);
+    this.handlers.onStatus(t("connecting…"), false);
     ws.onopen = () => {
       this.delay = 250;
       const queued = this.queue.splice(0);
       for (const m of queued) ws.send(JSON.stringify(m));
-      this.handlers.onStatus("live", true, queued.length);
+      this.handlers.onStatus(t("live"), true, queued.length);
     };
     let log = [];  // the move log so far: a state may bring only its new lines
     ws.onmessage = (event) => {
@@ -46,7 +47,7 @@ export class Connection {
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
-      this.handlers.onStatus("reconnecting…", false);
+      this.handlers.onStatus(t("reconnecting…"), false);
       setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);
     };

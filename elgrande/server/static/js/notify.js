@@ -2,6 +2,7 @@
 // logged-in player): the header's badge, the tab title "(n) ...", an optional short tone,
 // and a desktop notification when the player allowed them. The server's /ws/me socket
 // sends the games waiting for us on (re)connect, then each change (docs/server.md).
+import { t } from "./i18n.js";
 
 const SOUND_KEY = "elgrande.sound";  // "on" or absent: the tone is off by default
 const TITLE_PREFIX = /^\(\d+\) /;
@@ -41,7 +42,7 @@ function soundOn() {
 
 function showSound() {
   if (!sound) return;
-  sound.textContent = soundOn() ? "Sound: on" : "Sound: off";
+  sound.textContent = soundOn() ? t("Sound: on") : t("Sound: off");
   sound.setAttribute("aria-pressed", String(soundOn()));
 }
 
@@ -91,8 +92,8 @@ function desktop(game) {
   if (document.visibilityState === "visible" && location.pathname === `/games/${game}`) return;
   try {
     // One per game however many tabs are open: the tag replaces the others' copies.
-    const note = new Notification("El Grande: your turn", {
-      body: `It is your turn in game ${game}.`, tag: `elgrande-turn-${game}`,
+    const note = new Notification(t("El Grande: your turn"), {
+      body: t("It is your turn in game %(number)s.", { number: game }), tag: `elgrande-turn-${game}`,
       icon: "/static/favicon.svg",
     });
     note.onclick = () => {

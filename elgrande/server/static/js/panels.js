@@ -1,5 +1,6 @@
 // Side panels: round track, action cards (with popovers), power cards, players, log,
 // and the finished game's scores with a log stepper.
+import { ngettext, t } from "./i18n.js";
 import { scoreChart } from "./chart.js";
 import { drawMap } from "./map.js";
 
@@ -36,7 +37,7 @@ function renderRounds(state) {
     if (r === state.round && !state.finished) cls.push("current");
     if (state.scoring_rounds.includes(r)) cls.push("scoring");
     box.append(h("span", { class: cls.join(" "), "data-round": r,
-      title: (state.scoring_rounds.includes(r) ? "general scoring after this round" : "") + (played ? "" : " (skipped)"),
+      title: (state.scoring_rounds.includes(r) ? t("general scoring after this round") : "") + (played ? "" : " " + t("(skipped)")),
       text: String(r) }));
   }
 }
@@ -62,29 +63,30 @@ function renderCards(state, handlers) {
   for (const card of shown) {
     const a = legal.get(card.id);
     const el = h("div", { class: "action-card" + (a ? " legal" : "") + (card.taken ? " taken" : ""), "data-card": card.id });
-    const deploys = `deploys ${card.stack}`;
-    const name = `${a ? "Take card" : "Card"} ${card.id}, ${card.name}: ${card.short}; ${deploys}` +
-      (card.taken ? " (taken this turn)" : "");
+    const values = { id: card.id, name: card.name, short: card.short, stack: card.stack };
+    const name = (a ? t("Take card %(id)s, %(name)s: %(short)s; deploys %(stack)s", values)
+      : t("Card %(id)s, %(name)s: %(short)s; deploys %(stack)s", values)) +
+      (card.taken ? " " + t("(taken this turn)") : "");
     const face = h("button", { type: "button", class: "card-face", "aria-label": name, "data-key": `card-${card.id}` },
       h("span", { class: "card-head" },
         h("span", { class: "card-id", text: card.id }),
         h("span", { class: "card-name", text: card.name })),
       h("span", { class: "card-short", text: card.short }),
-      h("span", { class: "card-stack", title: `deploys up to ${card.stack}` },
-        h("span", { class: "card-stack-n", text: String(card.stack) }), " deploy",
-        card.taken ? h("span", { class: "card-taken-note", text: " · taken" }) : null));
+      h("span", { class: "card-stack", title: t("deploys up to %(stack)s", { stack: card.stack }) },
+        h("span", { class: "card-stack-n", text: String(card.stack) }), " " + t("deploy"),
+        card.taken ? h("span", { class: "card-taken-note", text: " · " + t("taken") }) : null));
     if (!a) face.setAttribute("aria-disabled", "true");
     face.addEventListener("click", () => { if (a) handlers.act(a); });
     el.append(face);
     popovers.push(new bootstrap.Tooltip(face, {
-      title: `${card.id} ${card.name}: ${card.text} Deploys up to ${card.stack}.`,
+      title: `${card.id} ${card.name}: ${card.text} ` + t("Deploys up to %(stack)s.", { stack: card.stack }),
       trigger: "hover focus", placement: "top", animation: false,
     }));
-    const info = h("button", { class: "btn btn-link btn-sm p-0 card-info", type: "button", "aria-label": `About card ${card.id}`, text: "i" });
+    const info = h("button", { class: "btn btn-link btn-sm p-0 card-info", type: "button", "aria-label": t("About card %(id)s", { id: card.id }), text: "i" });
     el.append(info);
     popovers.push(new bootstrap.Popover(info, {
       title: `${card.name} (${card.id})`,
-      content: `${card.text} Deploys up to ${card.stack} Caballero${card.stack > 1 ? "s" : ""} from your court, before or after the special action.`,
+      content: `${card.text} ` + ngettext("Deploys up to %(num)s Caballero from your court, before or after the special action.", "Deploys up to %(num)s Caballeros from your court, before or after the special action.", card.stack),
       trigger: "focus", placement: "bottom", animation: false,
     }));
     info.addEventListener("click", (e) => e.stopPropagation());
@@ -95,11 +97,11 @@ function renderCards(state, handlers) {
   let note = "";
   if (!shown.length && !state.finished) {
     if (state.secret.purpose === "general") {
-      note = `Round ${state.round} is over: general scoring first, then the next round's action cards are laid out.`;
+      note = t("Round %(round)s is over: general scoring first, then the next round's action cards are laid out.", { round: state.round });
     } else if (state.draft.can_finish && !state.legal.length) {
-      note = `All of round ${state.round}'s action cards are taken. The next round's are laid out once you finish your turn.`;
+      note = t("All of round %(round)s's action cards are taken. The next round's are laid out once you finish your turn.", { round: state.round });
     } else {
-      note = `All of round ${state.round}'s action cards are taken; the next round's are laid out when it begins.`;
+      note = t("All of round %(round)s's action cards are taken; the next round's are laid out when it begins.", { round: state.round });
     }
   }
   why.textContent = note;
@@ -110,7 +112,7 @@ function renderPower(state, handlers) {
   const box = document.getElementById("power");
   box.replaceChildren();
   const me = state.seat !== null ? state.players[state.seat] : null;
-  document.getElementById("power-owner").textContent = me ? "(yours)" : "";
+  document.getElementById("power-owner").textContent = me ? t("(yours)") : "";
   box.closest("section").classList.toggle("d-none", !me || state.finished);
   const bids = new Map(state.legal.filter((a) => a.kind === "bid").map((a) => [a.value, a]));
   const retrieve = new Map(state.legal.filter((a) => a.kind === "retrieve").map((a) => [a.value, a]));
@@ -122,8 +124,9 @@ function renderPower(state, handlers) {
     const status = !inHand ? "played" : blocked ? "blocked" : "in-hand";
     cls.push(status);
     if (a) cls.push("legal");
-    const what = { played: "played earlier", blocked: "in your hand, blocked: played by someone this round", "in-hand": "in your hand" }[status];
-    const label = a ? `${a.kind === "retrieve" ? "Take back" : "Play"} power card ${v}` : `Power card ${v}, ${what}`;
+    const what = { played: t("played earlier"), blocked: t("in your hand, blocked: played by someone this round"), "in-hand": t("in your hand") }[status];
+    const label = a ? (a.kind === "retrieve" ? t("Take back power card %(value)s", { value: v }) : t("Play power card %(value)s", { value: v }))
+      : t("Power card %(value)s, %(what)s", { value: v, what });
     const el = h("button", { class: cls.join(" "), type: "button", "data-bid": v, "data-key": `bid-${v}`,
       title: what, "aria-label": label, text: String(v) });
     if (!a) el.setAttribute("aria-disabled", "true");
@@ -136,27 +139,27 @@ function renderPlayers(state) {
   const table = document.getElementById("players");
   table.replaceChildren();
   table.append(h("thead", {}, h("tr", {},
-    h("th", { text: "" }), h("th", { text: "Player" }), h("th", { text: "Score", class: "text-end" }),
-    h("th", { text: "Court", class: "text-end", title: "Caballeros in court" }),
-    h("th", { text: "Prov.", class: "text-end", title: "Caballeros in the provinces" }),
-    h("th", { text: "Cast.", class: "text-end", title: "Caballeros in the Castillo" }),
-    h("th", { text: "Card", class: "text-end", title: "power card this round" }))));
+    h("th", { text: "" }), h("th", { text: t("Player") }), h("th", { text: t("Score"), class: "text-end" }),
+    h("th", { text: t("Court"), class: "text-end", title: t("Caballeros in court") }),
+    h("th", { text: t("Prov."), class: "text-end", title: t("Caballeros in the provinces") }),
+    h("th", { text: t("Cast."), class: "text-end", title: t("Caballeros in the Castillo") }),
+    h("th", { text: t("Card"), class: "text-end", title: t("power card this round") }))));
   const body = h("tbody");
   const order = state.order.length ? state.order : state.players.map((p) => p.seat);
-  document.getElementById("players").setAttribute("aria-label", "Players, scores and Caballeros");
+  document.getElementById("players").setAttribute("aria-label", t("Players, scores and Caballeros"));
   for (const p of state.players) {
     const turn = order.indexOf(p.seat);
     const row = h("tr", { class: (p.to_act ? "to-act " : "") + (p.seat === state.seat ? "me" : ""), "data-seat": p.seat },
       h("td", {}, swatch(p)),
-      h("td", {}, p.to_act ? h("span", { class: "turn-marker", title: "to play now", "aria-label": "to play now", text: "▶ " }) : null,
-        `${p.name}${p.seat === state.seat ? " (you)" : ""}`,
-        p.secret === "chosen" ? h("span", { class: "badge text-bg-success ms-1", text: "chosen" }) : null,
-        p.secret === "pending" ? h("span", { class: "badge text-bg-secondary ms-1", text: "choosing" }) : null,
+      h("td", {}, p.to_act ? h("span", { class: "turn-marker", title: t("to play now"), "aria-label": t("to play now"), text: "▶ " }) : null,
+        p.name + (p.seat === state.seat ? " " + t("(you)") : ""),
+        p.secret === "chosen" ? h("span", { class: "badge text-bg-success ms-1", text: t("chosen") }) : null,
+        p.secret === "pending" ? h("span", { class: "badge text-bg-secondary ms-1", text: t("choosing") }) : null,
         state.order.length ? h("span", { class: "text-body-secondary small ms-1", text: `#${turn + 1}` }) : null),
       h("td", { class: "text-end fw-bold", text: String(p.score) }),
       h("td", { class: "text-end", text: String(p.court) }),
-      h("td", { class: "text-end", text: String(p.provinces) }),
-      h("td", { class: "text-end", text: String(p.castillo) }),
+      h("td", { class: "text-end", text: String(p.provinces ?? "?") }),
+      h("td", { class: "text-end", text: String(p.castillo ?? "?") }),
       h("td", { class: "text-end", text: p.bid ? String(p.bid) : "–" }));
     body.append(row);
   }
@@ -208,22 +211,22 @@ export function renderPanels(state, handlers) {
 let finishedShown = false;
 
 const PART_HEADS = [
-  ["general", "General scorings", "regions scored at the general scorings (bonuses apart)"],
-  ["special", "Special scorings", "regions scored by the special actions of action cards (bonuses apart)"],
-  ["castillo", "Castillo", "the Castillo, at general scorings and by cards"],
-  ["bonuses", "Bonuses", "+2 for the sole leader of the region of their Grande, +2 of the King's region"],
+  ["general", t("General scorings"), t("regions scored at the general scorings (bonuses apart)")],
+  ["special", t("Special scorings"), t("regions scored by the special actions of action cards (bonuses apart)")],
+  ["castillo", "Castillo", t("the Castillo, at general scorings and by cards")],
+  ["bonuses", t("Bonuses"), t("+2 for the sole leader of the region of their Grande, +2 of the King's region")],
 ];
 
 function breakdownCells(table, summary) {
   const other = summary.seats.some((s) => s.other);
-  if (other) table.querySelector("thead tr").append(h("th", { class: "text-end", text: "Other" }));
+  if (other) table.querySelector("thead tr").append(h("th", { class: "text-end", text: t("Other") }));
   for (const seat of summary.seats) {
     const row = table.querySelector(`tbody tr[data-seat="${seat.seat}"]`);
     if (!row) continue;
     row.querySelectorAll(".part").forEach((td) => {
       const part = td.dataset.part;
       td.textContent = String(seat[part]);
-      if (part === "bonuses") td.title = `Grande ${seat.grande}, King ${seat.king}`;
+      if (part === "bonuses") td.title = t("Grande %(grande)s, King %(king)s", seat);
     });
     if (other) row.append(h("td", { class: "text-end", text: String(seat.other) }));
   }
@@ -236,26 +239,26 @@ export function renderFinished(state, gameId, map) {
   const box = document.getElementById("finished");
   box.classList.remove("d-none");
   const ranked = [...state.players].sort((a, b) => b.score - a.score);
-  const head = h("tr", {}, h("th", { text: "", "aria-label": "Colour" }), h("th", { text: "Player" }),
-    h("th", { class: "text-end", text: "Final score" }));
+  const head = h("tr", {}, h("th", { text: "", "aria-label": t("Colour") }), h("th", { text: t("Player") }),
+    h("th", { class: "text-end", text: t("Final score") }));
   for (const [, name, why] of PART_HEADS) head.append(h("th", { class: "text-end", title: why, text: name }));
   const table = h("table", { class: "table table-sm w-auto mb-1", id: "final-scores" }, h("thead", {}, head));
   const body = h("tbody");
   for (const p of ranked) {
     const row = h("tr", { class: state.winners.includes(p.seat) ? "table-warning" : "", "data-seat": p.seat },
-      h("td", {}, swatch(p)), h("td", {}, p.name, state.winners.includes(p.seat) ? h("span", { class: "badge text-bg-warning ms-1", text: "winner" }) : null),
+      h("td", {}, swatch(p)), h("td", {}, p.name, state.winners.includes(p.seat) ? h("span", { class: "badge text-bg-warning ms-1", text: t("winner") }) : null),
       h("td", { class: "fw-bold text-end", text: String(p.score) }));
     for (const [part] of PART_HEADS) row.append(h("td", { class: "text-end part", "data-part": part, text: "…" }));
     body.append(row);
   }
   table.append(body);
-  const record = h("a", { href: `/api/games/${gameId}/record`, id: "record-link", text: "the game record (JSON, with the seed)" });
+  const record = h("a", { href: `/api/games/${gameId}/record`, id: "record-link", text: t("the game record (JSON, with the seed)") });
   const chartBox = h("figure", { class: "score-chart-box mb-0", id: "score-chart-box" },
-    h("figcaption", { class: "small text-body-secondary", text: "Scores over the game: rounds on top, general scorings marked ▲ (click to see the board then)." }));
-  box.append(h("h2", { class: "h5 mb-1", id: "final-title", text: "Final scores" }),
+    h("figcaption", { class: "small text-body-secondary", text: t("Scores over the game: rounds on top, general scorings marked ▲ (click to see the board then).") }));
+  box.append(h("h2", { class: "h5 mb-1", id: "final-title", text: t("Final scores") }),
     h("div", { class: "row g-2 align-items-start" },
-      h("div", { class: "col-xl-5 col-lg-6" }, h("div", { class: "table-responsive", tabindex: "0", role: "region", "aria-label": "Final scores" }, table),
-        h("p", { class: "small mb-0" }, "Check every draw: ", record, ".")),
+      h("div", { class: "col-xl-5 col-lg-6" }, h("div", { class: "table-responsive", tabindex: "0", role: "region", "aria-label": t("Final scores") }, table),
+        h("p", { class: "small mb-0" }, t("Check every draw:") + " ", record, ".")),
       h("div", { class: "col-xl-7 col-lg-6" }, chartBox)));
 
   // The stepper, above the map.
@@ -265,37 +268,40 @@ export function renderFinished(state, gameId, map) {
   let current = total;
   const names = state.players.map((p) => p.name);
   const btn = (id, label, text) => h("button", { type: "button", class: "btn btn-outline-secondary btn-sm", id, "aria-label": label, text });
-  const roundPrev = btn("replay-round-prev", "Back to the start of the round", "« round");
-  const turnPrev = btn("replay-turn-prev", "Back one turn", "◀ turn");
-  const prev = btn("replay-prev", "Back one move", "◀ step");
-  const next = btn("replay-next", "Forward one move", "step ▶");
-  const turnNext = btn("replay-turn-next", "Forward one turn", "turn ▶");
-  const roundNext = btn("replay-round-next", "Forward to the next round", "round »");
+  const roundPrev = btn("replay-round-prev", t("Back to the start of the round"), "« " + t("round"));
+  const turnPrev = btn("replay-turn-prev", t("Back one turn"), "◀ " + t("turn"));
+  const prev = btn("replay-prev", t("Back one move"), "◀ " + t("step"));
+  const next = btn("replay-next", t("Forward one move"), t("step") + " ▶");
+  const turnNext = btn("replay-turn-next", t("Forward one turn"), t("turn") + " ▶");
+  const roundNext = btn("replay-round-next", t("Forward to the next round"), t("round") + " »");
   for (const b of [roundPrev, turnPrev, turnNext, roundNext]) b.disabled = true;
-  const where = h("span", { class: "small", id: "replay-where", text: `move ${total} of ${total}` });
+  const where = h("span", { class: "small", id: "replay-where", text: t("move %(seq)s of %(total)s", { seq: total, total }) });
   const turnText = h("span", { class: "small fw-semibold", id: "replay-turn", "aria-live": "polite" });
   const slider = h("input", { type: "range", class: "form-range", min: "0", max: String(total), value: String(total), id: "replay-slider", "aria-label": "Move shown" });
   const caption = h("div", { class: "small text-body-secondary replay-caption", id: "replay-caption" });
   const stepper = document.getElementById("replay");
   stepper.classList.remove("d-none");
-  stepper.append(h("h2", { class: "h6 mb-1", text: "Step through the game" }),
-    h("div", { class: "d-flex flex-wrap align-items-center gap-1", role: "group", "aria-label": "Step through the game" },
+  stepper.append(h("h2", { class: "h6 mb-1", text: t("Step through the game") }),
+    h("div", { class: "d-flex flex-wrap align-items-center gap-1", role: "group", "aria-label": t("Step through the game") },
       roundPrev, turnPrev, prev, next, turnNext, roundNext, where, turnText), slider, caption);
 
   function describeTurn(seq) {
     if (!summary) return "";
     const round = [...summary.rounds].reverse().find((r) => r.seq <= seq);
     const turn = summary.turns.find((t) => t.start < seq && seq <= t.seq);
-    const r = round ? `Round ${round.round}` : "Set-up";
-    if (!seq) return "Set-up";
-    return turn ? `${r} · ${names[turn.seat]}'s turn${seq === turn.seq ? "" : ` (move ${seq - turn.start} of ${turn.seq - turn.start})`}` : r;
+    const r = round ? t("Round %(round)s", { round: round.round }) : t("Set-up");
+    if (!seq) return t("Set-up");
+    if (!turn) return r;
+    const whose = t("%(name)s's turn", { name: names[turn.seat] });
+    return `${r} · ${whose}` + (seq === turn.seq ? ""
+      : " " + t("(move %(step)s of %(count)s)", { step: seq - turn.start, count: turn.seq - turn.start }));
   }
 
   let asked = 0;
   async function show(seq) {
     current = seq;
     slider.value = String(seq);
-    where.textContent = `move ${seq} of ${total}`;
+    where.textContent = t("move %(seq)s of %(total)s", { seq, total });
     turnText.textContent = describeTurn(seq);
     if (chart) chart.mark(seq);
     const mine = ++asked;
@@ -303,9 +309,10 @@ export function renderFinished(state, gameId, map) {
     const view = await response.json();
     if (mine !== asked) return; // a later request was made meanwhile
     drawMap(map, view, { choose: () => {} });
+    renderWatched(view); // the rounds, cards and players as they were then, too
     map.dataset.replaySeq = String(seq);
     const lines = view.log.filter((e) => e.seq === seq - 1).map((e) => e.text);
-    caption.textContent = seq ? lines.join(" ") : "The start of the game.";
+    caption.textContent = seq ? lines.join(" ") : t("The start of the game.");
   }
   const turnEnds = () => [0, ...summary.turns.map((t) => t.seq)];
   const roundStarts = () => [...summary.rounds.map((r) => r.seq), total];

@@ -1,4 +1,5 @@
 // The waiting room reloads itself when someone joins or the game starts.
+import { t } from "./i18n.js";
 const gameId = document.getElementById("room").dataset.game;
 const proto = location.protocol === "https:" ? "wss" : "ws";
 
@@ -18,7 +19,7 @@ connect();
 const cancel = document.getElementById("cancel");
 if (cancel) {
   cancel.form.addEventListener("submit", (event) => {
-    if (!window.confirm("Cancel this game? It is removed for everyone who joined it.")) {
+    if (!window.confirm(t("Cancel this game? It is removed for everyone who joined it."))) {
       event.preventDefault();
     }
   });
@@ -28,7 +29,7 @@ if (cancel) {
 const leave = document.getElementById("leave");
 if (leave) {
   leave.form.addEventListener("submit", (event) => {
-    if (!window.confirm("Leave this game? Your seat becomes free for someone else.")) {
+    if (!window.confirm(t("Leave this game? Your seat becomes free for someone else."))) {
       event.preventDefault();
     }
   });

@@ -4,6 +4,7 @@
 // round" (POST /api/games/{id}/veto; the server then passes for him at once). The Veto /
 // No veto buttons themselves are game.js's (legal actions of kinds veto and pass).
 // Every text is set as text, never as HTML.
+import { t } from "./i18n.js";
 const root = document.getElementById("game");
 const panel = document.getElementById("veto-panel");
 const gameId = root.dataset.game;
@@ -29,7 +30,7 @@ async function choose(scope) {
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     const error = panel.querySelector(".veto-error");
-    if (error) error.textContent = (body.error && body.error.message) || "Refused.";
+    if (error) error.textContent = (body.error && body.error.message) || t("Refused.");
     return;
   }
   if (body.veto) table = body.veto;
@@ -50,29 +51,29 @@ function render() {
   panel.replaceChildren();
   panel.classList.remove("d-none");
   panel.className = "mb-2 small border rounded p-2";
-  panel.appendChild(el("div", "Rules: the publisher's box rules (Veto cards, Castillo counts hidden).", "text-muted"));
+  panel.appendChild(el("div", t("Rules: the publisher's box rules (Veto cards, Castillo counts hidden)."), "text-muted"));
   const held = el("ul", undefined, "list-unstyled mb-1");
   held.id = "veto-held";
   for (const h of veto.held) {
-    const li = el("li", `🛑 ${names[h.seat]} holds a Veto (taken in round ${h.taken_round}; usable ${h.life}, until the end of round ${h.expires_after_round}).`);
+    const li = el("li", "🛑 " + t("%(name)s holds a Veto (taken in round %(taken)s; usable %(life)s, until the end of round %(until)s).", { name: names[h.seat], taken: h.taken_round, life: h.life, until: h.expires_after_round }));
     li.dataset.seat = h.seat;
     held.appendChild(li);
   }
-  if (!veto.held.length) held.appendChild(el("li", "No Veto is held.", "text-muted"));
+  if (!veto.held.length) held.appendChild(el("li", t("No Veto is held."), "text-muted"));
   panel.appendChild(held);
   for (const p of table.no_veto || []) {
-    panel.appendChild(el("div", `${names[p.seat]}: no veto this ${p.scope}.`, "veto-pref"));
+    panel.appendChild(el("div", p.scope === "round" ? t("%(name)s: no veto this round.", { name: names[p.seat] }) : t("%(name)s: no veto this turn.", { name: names[p.seat] }), "veto-pref"));
   }
   const w = veto.window;
   if (w) {
     const box = el("div", undefined, "alert alert-warning py-1 px-2 mb-1");
     box.id = "veto-window";
-    box.appendChild(el("div", `Veto window: ${names[w.active]}'s card ${w.card}. Asked now: ${names[w.asking[0]]}.`, "fw-bold"));
-    if (veto.declared_text) box.appendChild(el("div", `Declared: ${veto.declared_text}`));
-    box.appendChild(el("div", "Done so far: " + (w.so_far.length ? w.so_far.join(" ") : "nothing yet.")));
-    box.appendChild(el("div", `If nobody vetoes, next: ${w.rest}.`));
+    box.appendChild(el("div", t("Veto window: %(active)s's card %(card)s. Asked now: %(asked)s.", { active: names[w.active], card: w.card, asked: names[w.asking[0]] }), "fw-bold"));
+    if (veto.declared_text) box.appendChild(el("div", t("Declared: %(text)s", { text: veto.declared_text })));
+    box.appendChild(el("div", t("Done so far: %(done)s", { done: w.so_far.length ? w.so_far.join(" ") : t("nothing yet.") })));
+    box.appendChild(el("div", t("If nobody vetoes, next: %(rest)s.", { rest: w.rest })));
     const left = secondsLeft();
-    if (left !== null) box.appendChild(el("div", `The server passes for ${names[w.asking[0]]} in ${left} s.`, "veto-countdown"));
+    if (left !== null) box.appendChild(el("div", t("The server passes for %(name)s in %(left)s s.", { name: names[w.asking[0]], left }), "veto-countdown"));
     panel.appendChild(box);
   }
   const holds = mySeat !== null && veto.held.some((h) => h.seat === mySeat) && !state.finished;
@@ -86,10 +87,10 @@ function render() {
       row.appendChild(b);
     };
     if (!mine) {
-      if (state.active !== null) button("No veto this turn", "turn", "no-veto-turn");
-      button("No veto this round", "round", "no-veto-round");
+      if (state.active !== null) button(t("No veto this turn"), "turn", "no-veto-turn");
+      button(t("No veto this round"), "round", "no-veto-round");
     } else {
-      button("Ask me again", "none", "no-veto-off");
+      button(t("Ask me again"), "none", "no-veto-off");
     }
     panel.appendChild(row);
     panel.appendChild(el("div", "", "veto-error text-danger"));

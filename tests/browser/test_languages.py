@@ -1,0 +1,110 @@
+"""A game turn played in German and one in French: no English text remains on the page
+(docs/i18n.md). Every visible text and every accessible name is checked against the
+English of the catalogs: a text a reader sees that is one of our English messages means
+something bypassed the translation."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from playwright.sync_api import Browser, Page
+
+from elgrande.server.i18n.catalogs import LOCALE_DIR
+from tests.browser.driver import play_one
+
+# Short words that are the same in English and the other language (names on the board,
+# codes, the game's title) or too short to tell.
+SAME = {"El Grande", "Castillo", "Grande", "Veto", "Lobby", "Profil", "Profile", "Prov", "Cast",
+        "Caballero", "Caballeros", "Caballeros in", "Partie", "Action", "Invitations", "Table",
+        "Date", "Places"}
+
+
+def _english() -> set[str]:
+    """Every English message of the catalogs that has words in it."""
+    texts: set[str] = set()
+    for domain in ("messages", "js"):
+        with (LOCALE_DIR / f"{domain}.pot").open("rb") as pot:
+            for message in read_po(pot):
+                for text in message.id if isinstance(message.id, tuple) else [message.id]:
+                    # The fixed parts between placeholders, each long enough to tell.
+                    for part in re.split(r"%\(\w+\)s|<[^>]*>", text or ""):
+                        part = part.strip(" .,:;()·–-")
+                        if len(part) >= 4 and re.search(r"[a-z]{3}", part) and part not in SAME:
+                            texts.add(part)
+    return texts
+
+
+ENGLISH = _english()
+
+
+def _shown_texts(page: Page) -> list[str]:
+    result: list[str] = page.evaluate("""() => {
+        const out = [];
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+            const node = walker.currentNode;
+            const el = node.parentElement;
+            if (!el || el.closest("script, style, #log, #chat-lines")) continue;
+            if (!el.getClientRects().length) continue;  // not shown
+            const text = node.textContent.trim();
+            if (text) out.push(text);
+        }
+        for (const el of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
+            for (const name of ["aria-label", "title", "placeholder"]) {
+                const v = el.getAttribute(name);
+                if (v) out.push(v.trim());
+            }
+        }
+        out.push(document.title);
+        return out;
+    }""")
+    return result
+
+
+# English messages that are also words of the language ("place" is French for "places").
+ALSO = {"de": set(), "fr": {"place", "Place", "Score", "scores", "Province"}}
+
+
+def _english_left(page: Page, language: str) -> list[str]:
+    """Our English messages (as whole words) in what the page shows; the players' names
+    are theirs, in any language, and left out."""
+    names = page.evaluate("window.elgrande.state.players.map((p) => p.name)")
+    found = []
+    for text in _shown_texts(page):
+        for name in names:
+            text = text.replace(name, "")
+        for english in ENGLISH - ALSO[language]:
+            if re.search(rf"(?<!\w){re.escape(english)}(?!\w)", text):
+                found.append(f"{english!r} in {text!r}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize(("language", "sure"), [("de", "Zug beenden"), ("fr", "Finir le tour")])
+def test_a_turn_in_german_and_in_french_has_no_english_left(
+        browser: Browser, server: str, artifacts: Path, language: str, sure: str) -> None:
+    context = browser.new_context(locale=language, extra_http_headers={"accept-language": language})
+    page = context.new_page()
+    page.goto(server)
+    page.click("#play-now")
+    page.wait_for_url(re.compile(r".*/games/\d+$"))
+    page.wait_for_function("() => window.elgrande && window.elgrande.state")
+    assert sure in page.content()
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(60):
+        left = _english_left(page, language)
+        assert not left, "English left on the page:\n" + "\n".join(left)
+        did = play_one(page, rng)
+        checked += 1
+        if did in ("finish", "over"):
+            break
+    page.screenshot(path=str(artifacts / f"board-{language}.png"), full_page=True)
+    assert checked, "no move was made"
+    left = _english_left(page, language)
+    assert not left, "English left on the page:\n" + "\n".join(left)
+    assert page.evaluate("document.documentElement.lang") == language
+    context.close()
