@@ -240,6 +240,9 @@ VETO_STOPPED = {  # what a veto stopped (the window's ``next``), for the log
 }
 
 
+WORDED_EVENTS = ("vetoed", "veto_expired", "score")  # the events describe_event words
+
+
 def describe_event(event: dict[str, Any], names: list[str]) -> str | None:
     """A scoring as a log line ("Scoring of Aragón (general): Anna 5, Bert 4."); a
     veto (who stopped whose card where) and an expired Veto too (box rules)."""
@@ -292,8 +295,19 @@ def move_log(log: list[Action], events: list[list[dict[str, Any]]] | None, hidde
         text, scorings = lines[i]
         if i in hidden and a.seat != seat:
             text = _("%(who)s has chosen secretly.", who=names[a.seat])
-        out.append({"seq": i, "seat": None if a.is_chance else a.seat, "text": text})
-        out.extend({"seq": i, "seat": None, "text": line, "event": True} for line in scorings)
+        # ``verb``: the notation's verb, so that pages tell moves apart in any language
+        # (public: the line itself says as much, a hidden choice only "secret").
+        out.append({"seq": i, "seat": None if a.is_chance else a.seat, "text": text,
+                    "verb": a.kind})
+        # Each scoring line with its region's code and the points per seat, likewise.
+        worded = [e for e in (events[i] if events is not None and i < len(events) else [])
+                  if e.get("type") in WORDED_EVENTS]  # those entry_lines made lines of
+        for line, event in zip(scorings, worded, strict=False):
+            entry: dict[str, Any] = {"seq": i, "seat": None, "text": line, "event": True}
+            if event.get("type") == "score":
+                entry["score"] = {"area": AREA_CODES[event["area"]],
+                                  "points": list(event["points"])}
+            out.append(entry)
     return out
 
 

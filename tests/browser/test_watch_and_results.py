@@ -214,3 +214,27 @@ def test_the_finished_game_explained(browser: Browser, table: Table, artifacts: 
     problems = axe_violations(page, "finished game")
     assert not problems, "\n".join(problems)
     assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_changes_since_the_last_look_in_german(browser: Browser, table: Table) -> None:
+    """The marks of what changed since the player last looked come from the log's data
+    (verbs, scored regions and points), not from its English words: a German reader sees
+    the scored regions flash and the others' moves summed up."""
+    page = open_as_anna(browser, table)  # the board as anna last saw it is kept
+    page.context.add_cookies([{"name": "lang", "value": "de", "url": table.url}])
+    match = advance(table.svc, table.game.id,
+                    lambda m: m.state.round >= 4 and table.anna in to_act(m.state), seed=4)
+    page.reload()
+    page.wait_for_function("() => window.elgrande && window.elgrande.state")
+    assert page.evaluate("document.documentElement.lang") == "de"
+    table.svc.play.after_commit(match.id)
+    page.wait_for_function("() => !!window.elgrande.changes")
+    changes = page.evaluate("window.elgrande.changes")
+    log = state(page)["log"]
+    scored = {e["score"]["area"] for e in log if "score" in e}
+    assert scored and {s["area"] for s in changes["scored"]} <= scored
+    assert page.locator("#map .score-flash").count() == len(changes["scored"]) > 0
+    expect(page.locator("#since")).to_be_visible()
+    since = page.locator("#since-list").inner_text()
+    assert "Wertung" in since and "Scoring of" not in since
+    assert not page.errors  # type: ignore[attr-defined]

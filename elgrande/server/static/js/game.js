@@ -375,7 +375,8 @@ function loadSeen() {
   try { return JSON.parse(localStorage.getItem(seenKey) || "null"); } catch (e) { return null; }
 }
 
-const SCORING = /^Scoring of (.+?) \((.+?)\): (.*)\.$/;
+// The others' moves worth a line in the summary, by the notation's verb (any language).
+const SUMMARY_VERBS = new Set(["take", "score", "king", "grande"]);
 
 function diffBoards(seen, state) {
   if (!seen || state.seq <= seen.seq || state.draft.steps.length) return null;
@@ -389,21 +390,14 @@ function diffBoards(seen, state) {
     }
   }
   const king = (state.areas.find((a) => a.king) || {}).code;
-  const byName = Object.fromEntries(state.areas.map((a) => [a.name, a.code]));
-  byName.Castillo = "CAS";
-  const seatOf = Object.fromEntries(state.players.map((p) => [p.name, p.seat]));
   const scored = [];
   const lines = [];
   for (const entry of state.log.slice(seen.log)) {
-    const m = entry.event && SCORING.exec(entry.text);
-    if (m) {
-      const points = m[3].split(", ").map((part) => {
-        const i = part.lastIndexOf(" ");
-        return { seat: seatOf[part.slice(0, i)], points: Number(part.slice(i + 1)) };
-      }).filter((x) => x.seat !== undefined);
-      scored.push({ area: byName[m[1]] || byName[m[1].replace(/^the /, "")], points });
+    if (entry.score) { // a scoring: its region and the points per seat, as data
+      const points = entry.score.points.map((p, seat) => ({ seat, points: p })).filter((x) => x.points);
+      scored.push({ area: entry.score.area, points });
       lines.push(entry.text);
-    } else if (entry.seat !== null && entry.seat !== state.seat && / takes card | scores | moves the King | moves the Grande /.test(entry.text)) {
+    } else if (entry.seat !== null && entry.seat !== state.seat && SUMMARY_VERBS.has(entry.verb)) {
       lines.push(entry.text);
     }
   }
