@@ -15,6 +15,7 @@ from typing import Any
 from tqdm import tqdm
 
 from elgrande.rules import (
+    ENGINE_CHOICE,
     GameConfig,
     IllegalAction,
     Options,
@@ -61,7 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     eng = bench_sub.add_parser(
         "engine", help="random games and decisions per second, and the cost of copy()",
         description="Random full games per second and decisions per second on one core, per "
-                    "player count, and the cost of State.copy() on a mid-game state.")
+                    "player count, and the cost of State.copy() on a mid-game state, with the "
+                    "rules engine that ran: compiled or pure Python (ELGRANDE_ENGINE=auto, "
+                    "pure or compiled chooses; docs/compiled-engine.md).")
     eng.add_argument("--players", type=int, choices=range(2, 6), metavar="N",
                      help="only this player count (default: 2 to 5)")
     eng.add_argument("--seconds", type=positive_float, default=3.0, metavar="T",
@@ -204,7 +207,9 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
         results.append(bench_games(n, args.seconds, rules=args.rules))
     copy_us = bench_copy()
     report: dict[str, Any] = {"engine": results, "copy_microseconds": copy_us,
-                              "python": sys.version.split()[0]}
+                              "python": sys.version.split()[0],
+                              "rules_engine": ENGINE_CHOICE.engine,
+                              "rules_engine_reason": ENGINE_CHOICE.reason}
     if args.rules != "yucata":
         report["rules"] = args.rules
         report["pass_probability"] = BOX_PASS_PROBABILITY
@@ -212,6 +217,7 @@ def cmd_bench_engine(args: argparse.Namespace) -> int:
         print(json.dumps(report))
         return 0
     box = args.rules != "yucata"
+    print(f"rules engine: {ENGINE_CHOICE.engine} ({ENGINE_CHOICE.reason})")
     print("random full 9-round games on one core" + (
         f", {args.rules} rules (a veto window is passed with probability {BOX_PASS_PROBABILITY})"
         if box else ""))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Final, TypeVar
 
 from .board import AREA_CODES, CASTILLO, NUM_AREAS, NUM_REGIONS, TILES, parse_area
 from .cards import ALL_CARDS, NUM_CARDS, parse_card
 
-MAX_PLAYERS = 5
-CHANCE = -1
+MAX_PLAYERS: Final = 5
+CHANCE: Final = -1
 
 
 class Kind(IntEnum):
@@ -64,17 +65,54 @@ KIND_NAMES = (
 )
 assert len(KIND_NAMES) == len(Kind)
 _KINDS = tuple(Kind)
-# Module-level names of the kinds, as plain ints for the engine's hot paths (like the phases).
-(
-    HOME, KING_AT, START, REVEAL, BID, RECRUIT, RECALL, TAKE, DEPLOY, SPECIAL, END,
-    PLACE, PICK, DROP, FROM, OPTION, SECRET, REMOVE, LOSE, SCORE,
-    RETRIEVE, GRANDE, COURT, KING, TILE, EVICT, DONE, VETO, PASS,
-) = (int(k) for k in Kind)
+# Module-level names of the kinds, as plain ints for the engine's hot paths (like the
+# phases; Final literals, which the compiled engine inlines).
+HOME: Final = 0
+KING_AT: Final = 1
+START: Final = 2
+REVEAL: Final = 3
+BID: Final = 4
+RECRUIT: Final = 5
+RECALL: Final = 6
+TAKE: Final = 7
+DEPLOY: Final = 8
+SPECIAL: Final = 9
+END: Final = 10
+PLACE: Final = 11
+PICK: Final = 12
+DROP: Final = 13
+FROM: Final = 14
+OPTION: Final = 15
+SECRET: Final = 16
+REMOVE: Final = 17
+LOSE: Final = 18
+SCORE: Final = 19
+RETRIEVE: Final = 20
+GRANDE: Final = 21
+COURT: Final = 22
+KING: Final = 23
+TILE: Final = 24
+EVICT: Final = 25
+DONE: Final = 26
+VETO: Final = 27
+PASS: Final = 28
+assert all(globals()[k.name] == k for k in Kind), "the names above are Kind's"
 CHANCE_KINDS = (HOME, KING_AT, START, REVEAL)
-LOSE_COURT = 10  # argument of LOSE meaning "from the court"
+LOSE_COURT: Final = 10  # argument of LOSE meaning "from the court"
 OPTION_NAMES = ("1c", "1b")  # card 1i: place from court (1c) or empty one region (1b)
 
 
+_C = TypeVar("_C", bound=type)
+
+
+def _python_class(cls: _C) -> _C:
+    """Keeps a class a plain Python class when mypyc compiles this module (mypyc makes a
+    class with any decorator but its own few a Python class): ``Action`` subclasses
+    ``int``, which a compiled (native) class cannot. See docs/compiled-engine.md."""
+    return cls
+
+
+@_python_class
 class Action(int):
     """One atomic decision; ``str(a)`` gives its notation, ``parse_action`` reads it back."""
 

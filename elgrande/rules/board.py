@@ -5,28 +5,30 @@ Areas are small ints: 0..8 are the regions in scoring order, 9 is the Castillo.
 
 from __future__ import annotations
 
+from typing import Final
+
 REGION_CODES = ("GAL", "PVA", "ARA", "CAT", "CLV", "CLN", "SEV", "GRA", "VAL")
 REGION_NAMES = (
     "Galicia", "País Vasco", "Aragón", "Cataluña", "Castilla la Vieja",
     "Castilla la Nueva", "Sevilla", "Granada", "Valencia",
 )
-CASTILLO = 9
-AREA_CODES = REGION_CODES + ("CAS",)
+CASTILLO: Final = 9
+AREA_CODES: Final = REGION_CODES + ("CAS",)
 AREA_NAMES = REGION_NAMES + ("Castillo",)
-NUM_REGIONS = 9
-NUM_AREAS = 10
+NUM_REGIONS: Final = 9
+NUM_AREAS: Final = 10
 REGIONS = tuple(range(NUM_REGIONS))
 AREAS = tuple(range(NUM_AREAS))
-AREA_INDEX = {code: i for i, code in enumerate(AREA_CODES)}
+AREA_INDEX: Final = {code: i for i, code in enumerate(AREA_CODES)}
 
 # Printed awards (first, second, third) per area, Castillo last.
-PRINTED_AWARDS: tuple[tuple[int, int, int], ...] = (
+PRINTED_AWARDS: Final[tuple[tuple[int, int, int], ...]] = (
     (4, 2, 0), (5, 3, 1), (5, 4, 1), (4, 2, 1), (6, 4, 2),
     (7, 4, 2), (4, 3, 1), (6, 3, 1), (5, 3, 2), (5, 3, 1),
 )
 
 # The two mobile scoreboards, identified by their index 0 and 1.
-TILES: tuple[tuple[int, int, int], ...] = ((8, 4, 0), (4, 0, 0))
+TILES: Final[tuple[tuple[int, int, int], ...]] = ((8, 4, 0), (4, 0, 0))
 TILE_OFF_BOARD = -1
 
 _EDGES = (
@@ -45,18 +47,20 @@ def _neighbours() -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(sorted(s)) for s in adjacent)
 
 
-NEIGHBOURS = _neighbours()
+NEIGHBOURS: Final = _neighbours()
 EDGES = tuple((AREA_INDEX[a], AREA_INDEX[b]) for a, b in _EDGES)
 
 # Power card value -> most Caballeros recruited from the provinces (rules.md §4.2).
-RECRUITS_BY_POWER = (0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0)
+RECRUITS_BY_POWER: Final = (0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0)
 POWER_VALUES = tuple(range(1, 14))
-CABALLEROS_PER_PLAYER = 30
-START_COURT, START_HOME, START_PROVINCES = 7, 2, 21
+CABALLEROS_PER_PLAYER: Final = 30
+START_COURT: Final = 7
+START_HOME: Final = 2
+START_PROVINCES: Final = 21
 
-ROUNDS_9 = (1, 2, 3, 4, 5, 6, 7, 8, 9)
-ROUNDS_6 = (2, 3, 5, 6, 8, 9)
-SCORING_ROUNDS = (3, 6, 9)
+ROUNDS_9: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+ROUNDS_6: Final = (2, 3, 5, 6, 8, 9)
+SCORING_ROUNDS: Final = (3, 6, 9)
 
 
 def area_code(area: int) -> str:

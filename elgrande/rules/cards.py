@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +52,16 @@ _CARD_DATA = (
     ("5a", 1, "The King", "Move the King to any other region."),
 )
 
-CARDS: tuple[CardKind, ...] = tuple(
+CARDS: Final[tuple[CardKind, ...]] = tuple(
     CardKind(i, cid, int(cid[0]), copies, name, text)
     for i, (cid, copies, name, text) in enumerate(_CARD_DATA)
 )
-CARD_INDEX = {c.id: c.index for c in CARDS}
-NUM_CARDS = len(CARDS)
-KING_CARD = CARD_INDEX["5a"]
+CARD_INDEX: Final = {c.id: c.index for c in CARDS}
+NUM_CARDS: Final = len(CARDS)
+KING_CARD: Final = CARD_INDEX["5a"]
 STACKS = (1, 2, 3, 4)  # the shuffled stacks; stack 5 is the King's card alone
-STACK_CARDS = {s: tuple(c.index for c in CARDS if c.stack == s) for s in (1, 2, 3, 4, 5)}
-INITIAL_COPIES = tuple(c.copies for c in CARDS)
+STACK_CARDS: Final = {s: tuple(c.index for c in CARDS if c.stack == s) for s in (1, 2, 3, 4, 5)}
+INITIAL_COPIES: Final = tuple(c.copies for c in CARDS)
 STACK_SIZES = {s: sum(CARDS[i].copies for i in STACK_CARDS[s]) for s in STACK_CARDS}
 assert STACK_SIZES == {1: 11, 2: 9, 3: 11, 4: 11, 5: 1}, STACK_SIZES
 
@@ -72,11 +73,11 @@ assert STACK_SIZES == {1: 11, 2: 9, 3: 11, 4: 11, 5: 1}, STACK_SIZES
 VETO = CardKind(NUM_CARDS, "2v", 2, 2, "Veto",
                 "Take it to hold a Veto this round and the next: once, stop the rest of another "
                 "player's special action.")
-VETO_CARD = VETO.index
-ALL_CARDS: tuple[CardKind, ...] = CARDS + (VETO,)
+VETO_CARD: Final = VETO.index
+ALL_CARDS: Final[tuple[CardKind, ...]] = CARDS + (VETO,)
 ALL_CARD_INDEX = {c.id: c.index for c in ALL_CARDS}
-INITIAL_COPIES_WITH_VETO = INITIAL_COPIES + (VETO.copies,)
-STACK_CARDS_WITH_VETO = {**STACK_CARDS, 2: STACK_CARDS[2] + (VETO_CARD,)}
+INITIAL_COPIES_WITH_VETO: Final = INITIAL_COPIES + (VETO.copies,)
+STACK_CARDS_WITH_VETO: Final = {**STACK_CARDS, 2: STACK_CARDS[2] + (VETO_CARD,)}
 assert sum(ALL_CARDS[i].copies for i in STACK_CARDS_WITH_VETO[2]) == 11
 
 

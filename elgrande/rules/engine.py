@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from . import actions as A
 from .actions import CHANCE, Action, parse_action
@@ -134,54 +134,81 @@ ILLEGAL_CODES = (NOT_AN_ACTION, GAME_IS_OVER, NOT_YOUR_DECISION, NOT_LEGAL_NOW, 
 
 
 # ---------------------------------------------------------------------------------------
-# Lookup tables of interned actions, indexed [seat][argument].
+# Lookup tables of interned actions, indexed [seat][argument]. Module-level names the
+# engine reads as it plays are Final: compiled (docs/compiled-engine.md), they are C
+# statics instead of look-ups in the module's dict.
 
-_BID = A.table(A.BID, 14)
-_RECRUIT = A.table(A.RECRUIT, 7)
-_RECALL = A.table(A.RECALL, 9)
-_TAKE = A.table(A.TAKE, NUM_CARDS + 1)  # the Veto (box rules) is kind 32
-_PLACE = A.table(A.PLACE, 10)
-_PICK = A.table(A.PICK, 50)
-_DROP = A.table(A.DROP, 10)
-_FROM = A.table(A.FROM, 9)
-_OPTION = A.table(A.OPTION, 2)
-_SECRET = A.table(A.SECRET, 9)
-_REMOVE = A.table(A.REMOVE, 50)
-_LOSE = A.table(A.LOSE, 11)
-_SCORE = A.table(A.SCORE, 10)
-_RETRIEVE = A.table(A.RETRIEVE, 14)
-_GRANDE = A.table(A.GRANDE, 9)
-_COURT = A.table(A.COURT, 3)
-_KING = A.table(A.KING, 9)
-_TILE = A.table(A.TILE, 20)
-_EVICT = A.table(A.EVICT, 9)
-_SINGLE = {k: [A.action(seat, k) for seat in range(A.MAX_PLAYERS)]
-           for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE, A.VETO, A.PASS)}
-_DEPLOY, _SPECIAL, _END, _DONE, _VETO, _PASS = (
-    _SINGLE[k] for k in (A.DEPLOY, A.SPECIAL, A.END, A.DONE, A.VETO, A.PASS))
-_CHANCE_HOME = [A.action(CHANCE, A.HOME, p * 10 + r) for p in range(5) for r in range(9)]
-_CHANCE_KING = [A.action(CHANCE, A.KING_AT, r) for r in range(9)]
-_CHANCE_START = [A.action(CHANCE, A.START, p) for p in range(5)]
-_CHANCE_REVEAL = {c.index: A.action(CHANCE, A.REVEAL, c.index) for c in ALL_CARDS if c.stack < 5}
+_BID: Final = A.table(A.BID, 14)
+_RECRUIT: Final = A.table(A.RECRUIT, 7)
+_RECALL: Final = A.table(A.RECALL, 9)
+_TAKE: Final = A.table(A.TAKE, NUM_CARDS + 1)  # the Veto (box rules) is kind 32
+_PLACE: Final = A.table(A.PLACE, 10)
+_PICK: Final = A.table(A.PICK, 50)
+_DROP: Final = A.table(A.DROP, 10)
+_FROM: Final = A.table(A.FROM, 9)
+_OPTION: Final = A.table(A.OPTION, 2)
+_SECRET: Final = A.table(A.SECRET, 9)
+_REMOVE: Final = A.table(A.REMOVE, 50)
+_LOSE: Final = A.table(A.LOSE, 11)
+_SCORE: Final = A.table(A.SCORE, 10)
+_RETRIEVE: Final = A.table(A.RETRIEVE, 14)
+_GRANDE: Final = A.table(A.GRANDE, 9)
+_COURT: Final = A.table(A.COURT, 3)
+_KING: Final = A.table(A.KING, 9)
+_TILE: Final = A.table(A.TILE, 20)
+_EVICT: Final = A.table(A.EVICT, 9)
+_DEPLOY: Final = [A.action(seat, A.DEPLOY) for seat in range(A.MAX_PLAYERS)]
+_SPECIAL: Final = [A.action(seat, A.SPECIAL) for seat in range(A.MAX_PLAYERS)]
+_END: Final = [A.action(seat, A.END) for seat in range(A.MAX_PLAYERS)]
+_DONE: Final = [A.action(seat, A.DONE) for seat in range(A.MAX_PLAYERS)]
+_VETO: Final = [A.action(seat, A.VETO) for seat in range(A.MAX_PLAYERS)]
+_PASS: Final = [A.action(seat, A.PASS) for seat in range(A.MAX_PLAYERS)]
+_CHANCE_HOME: Final = [A.action(CHANCE, A.HOME, p * 10 + r) for p in range(5) for r in range(9)]
+_CHANCE_KING: Final = [A.action(CHANCE, A.KING_AT, r) for r in range(9)]
+_CHANCE_START: Final = [A.action(CHANCE, A.START, p) for p in range(5)]
+_CHANCE_REVEAL: Final = {c.index: A.action(CHANCE, A.REVEAL, c.index) for c in ALL_CARDS if c.stack < 5}
 
 # Deployment targets per King's region: its neighbours, then the Castillo.
-_DEPLOY_TARGETS = [NEIGHBOURS[k] + (CASTILLO,) for k in range(NUM_REGIONS)]
+_DEPLOY_TARGETS: Final = [NEIGHBOURS[k] + (CASTILLO,) for k in range(NUM_REGIONS)]
 # Destinations of a move out of a region, per (King's region, source region).
-_MOVE_TARGETS = [
+_MOVE_TARGETS: Final = [
     [tuple(a for a in range(10) if a != king and a != src) for src in range(NUM_REGIONS)]
     for king in range(NUM_REGIONS)
 ]
-_ANY_BUT_KING = [tuple(r for r in range(NUM_REGIONS) if r != king) for king in range(NUM_REGIONS)]
-_ALL_REGIONS = tuple(range(NUM_REGIONS))
+_ANY_BUT_KING: Final = [tuple(r for r in range(NUM_REGIONS) if r != king) for king in range(NUM_REGIONS)]
+_ALL_REGIONS: Final = tuple(range(NUM_REGIONS))
 
-CARD_1A, CARD_1B, CARD_1C, CARD_1D, CARD_1E, CARD_1F, CARD_1G, CARD_1H, CARD_1I = (
-    CARD_INDEX[c] for c in ("1a", "1b", "1c", "1d", "1e", "1f", "1g", "1h", "1i"))
-CARD_2A, CARD_2B, CARD_2C, CARD_2D, CARD_2E, CARD_2F, CARD_2G = (
-    CARD_INDEX[c] for c in ("2a", "2b", "2c", "2d", "2e", "2f", "2g"))
-CARD_3A, CARD_3B, CARD_3C, CARD_3D, CARD_3E, CARD_3F, CARD_3G, CARD_3H = (
-    CARD_INDEX[c] for c in ("3a", "3b", "3c", "3d", "3e", "3f", "3g", "3h"))
-CARD_4A, CARD_4B, CARD_4C, CARD_4D, CARD_4E, CARD_4F, CARD_4G = (
-    CARD_INDEX[c] for c in ("4a", "4b", "4c", "4d", "4e", "4f", "4g"))
+CARD_1A: Final = CARD_INDEX["1a"]
+CARD_1B: Final = CARD_INDEX["1b"]
+CARD_1C: Final = CARD_INDEX["1c"]
+CARD_1D: Final = CARD_INDEX["1d"]
+CARD_1E: Final = CARD_INDEX["1e"]
+CARD_1F: Final = CARD_INDEX["1f"]
+CARD_1G: Final = CARD_INDEX["1g"]
+CARD_1H: Final = CARD_INDEX["1h"]
+CARD_1I: Final = CARD_INDEX["1i"]
+CARD_2A: Final = CARD_INDEX["2a"]
+CARD_2B: Final = CARD_INDEX["2b"]
+CARD_2C: Final = CARD_INDEX["2c"]
+CARD_2D: Final = CARD_INDEX["2d"]
+CARD_2E: Final = CARD_INDEX["2e"]
+CARD_2F: Final = CARD_INDEX["2f"]
+CARD_2G: Final = CARD_INDEX["2g"]
+CARD_3A: Final = CARD_INDEX["3a"]
+CARD_3B: Final = CARD_INDEX["3b"]
+CARD_3C: Final = CARD_INDEX["3c"]
+CARD_3D: Final = CARD_INDEX["3d"]
+CARD_3E: Final = CARD_INDEX["3e"]
+CARD_3F: Final = CARD_INDEX["3f"]
+CARD_3G: Final = CARD_INDEX["3g"]
+CARD_3H: Final = CARD_INDEX["3h"]
+CARD_4A: Final = CARD_INDEX["4a"]
+CARD_4B: Final = CARD_INDEX["4b"]
+CARD_4C: Final = CARD_INDEX["4c"]
+CARD_4D: Final = CARD_INDEX["4d"]
+CARD_4E: Final = CARD_INDEX["4e"]
+CARD_4F: Final = CARD_INDEX["4f"]
+CARD_4G: Final = CARD_INDEX["4g"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,8 +257,8 @@ def legal_actions(s: State, seat: int | None = None) -> list[Action]:
     if legal is None:
         legal = s.legal_cache = tuple(_LEGAL[s.phase](s))
     if seat is None:
-        return list(legal)  # type: ignore[arg-type]
-    return [a for a in legal if (a >> 16) - 1 == seat]  # type: ignore[misc]
+        return list(legal)
+    return [a for a in legal if (a >> 16) - 1 == seat]
 
 
 def apply(s: State, action: Action | int | str, events: Events = None) -> None:
@@ -823,7 +850,7 @@ class Special:
     possible: Callable[[State], bool] = _always
 
 
-_SPECIALS: dict[int, Special] = {}  # card kind -> its special action
+_SPECIALS: Final[dict[int, Special]] = {}  # card kind -> its special action
 
 
 def _special_possible(s: State) -> bool:
@@ -866,7 +893,7 @@ def _finish_special(s: State, events: Events) -> None:
 # "veto" ends the special action, when all pass it goes on (``_RESUME``).
 
 # Cards whose special action starts with a declaration (rules.md §12.1, the table).
-_DECLARING = frozenset({CARD_1B, CARD_1G, CARD_1I, CARD_2D, CARD_3C, CARD_4A, CARD_4B, CARD_4C,
+_DECLARING: Final = frozenset({CARD_1B, CARD_1G, CARD_1I, CARD_2D, CARD_3C, CARD_4A, CARD_4B, CARD_4C,
                         CARD_4D, CARD_4E, CARD_4G, KING_CARD})
 
 
@@ -1698,13 +1725,13 @@ def _effect_option(s: State, choice: int, events: Events) -> None:
 
 
 # Box rules: what a declaration does once its window has passed, by the declaring verb.
-_EFFECTS: dict[int, Callable[[State, int, Events], None]] = {
+_EFFECTS: Final[dict[int, Callable[[State, int, Events], None]]] = {
     A.FROM: _effect_from, A.OPTION: _effect_option, A.SCORE: _do_score_choice,
     A.RETRIEVE: _do_retrieve, A.GRANDE: _do_grande, A.COURT: _do_court_card, A.KING: _do_king,
     A.TILE: _do_tile, A.EVICT: _do_evict,
 }
 # What follows a window when every holder has passed, by VetoState.resume (WINDOW_NEXT).
-_RESUME: tuple[Callable[[State, Events], None], ...] = (
+_RESUME: Final[tuple[Callable[[State, Events], None], ...]] = (
     _resume_begin, _resume_effect, _reveal_secrets, _resume_score, _resume_remove, _resume_lose,
     _resume_step,
 )
@@ -1723,8 +1750,8 @@ def _apply_none(s: State, arg: int, action: int, events: Events) -> None:  # pra
     raise IllegalAction(GAME_IS_OVER, {"action": str(action)})  # apply lists nothing here
 
 
-_LEGAL: list[Callable[[State], list[Action]]] = [_legal_none] * len(PHASE_NAMES)
-_APPLY: list[Callable[[State, int, int, Events], None]] = [_apply_none] * len(PHASE_NAMES)
+_LEGAL: Final[list[Callable[[State], list[Action]]]] = [_legal_none] * len(PHASE_NAMES)
+_APPLY: Final[list[Callable[[State, int, int, Events], None]]] = [_apply_none] * len(PHASE_NAMES)
 for _phase, _legal, _apply in (
     (SETUP, _legal_setup, _apply_setup),
     (REVEAL, _legal_reveal, _apply_reveal),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from .board import CASTILLO, PRINTED_AWARDS, TILES
 from .events import Event, Scored
 from .state import State
 
 # Ranks that pay, by player count: 2 players only first, 3 players first and second.
-PAYING_RANKS = (0, 0, 1, 2, 3, 3)
+PAYING_RANKS: Final = (0, 0, 1, 2, 3, 3)
 
 
 def rank_points(counts: list[int], awards: tuple[int, int, int], players: int) -> list[int]:

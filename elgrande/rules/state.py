@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
-from .actions import from_code, parse_action
+from .actions import Action, from_code, parse_action
 from .board import CABALLEROS_PER_PLAYER, NUM_AREAS, NUM_REGIONS, ROUNDS_6, ROUNDS_9
 from .cards import INITIAL_COPIES, INITIAL_COPIES_WITH_VETO, NUM_CARDS
 
@@ -208,13 +208,36 @@ PHASE_NAMES = (
 assert len(PHASE_NAMES) == len(Phase)
 # Module-level names of the phases. The engine stores and compares these plain ints: an
 # IntEnum member in the hot path costs a few per cent (see docs/api.md); Phase(s.phase)
-# names one.
-(
-    SETUP, REVEAL, BID, RECRUIT, RECALL, TAKE, CHOOSE, DEPLOY, AFTER_DEPLOY,
-    MOVE, MOVE_DROP, EMPTY_CHOOSE, EMPTY_DROP, COURT_PLACE, OPTION, SECRET,
-    REMOVE, LOSE, SCORE_CHOICE, RETRIEVE, GRANDE_MOVE, COURT_CARD, KING_MOVE, TILE_MOVE,
-    EVICT, GAME_OVER, VETO, SOURCE,
-) = (int(p) for p in Phase)
+# names one. Final literals: the compiled engine (docs/compiled-engine.md) inlines them.
+SETUP: Final = 0
+REVEAL: Final = 1
+BID: Final = 2
+RECRUIT: Final = 3
+RECALL: Final = 4
+TAKE: Final = 5
+CHOOSE: Final = 6
+DEPLOY: Final = 7
+AFTER_DEPLOY: Final = 8
+MOVE: Final = 9
+MOVE_DROP: Final = 10
+EMPTY_CHOOSE: Final = 11
+EMPTY_DROP: Final = 12
+COURT_PLACE: Final = 13
+OPTION: Final = 14
+SECRET: Final = 15
+REMOVE: Final = 16
+LOSE: Final = 17
+SCORE_CHOICE: Final = 18
+RETRIEVE: Final = 19
+GRANDE_MOVE: Final = 20
+COURT_CARD: Final = 21
+KING_MOVE: Final = 22
+TILE_MOVE: Final = 23
+EVICT: Final = 24
+GAME_OVER: Final = 25
+VETO: Final = 26
+SOURCE: Final = 27
+assert all(globals()[p.name] == p for p in Phase), "the names above are Phase's"
 CHANCE_PHASES = (SETUP, REVEAL)
 
 
@@ -231,18 +254,32 @@ class SecretPurpose(IntEnum):
 
 # Names in state JSON and views, indexed by purpose (NONE is null there).
 SECRET_PURPOSES = ("general", "2a", "2e", "4f", "4g")
-NO_PURPOSE, GENERAL, LOSE_ALL, LOSE_TWO, SECRET_SCORING, EVICTION = (int(p) for p in SecretPurpose)
+NO_PURPOSE: Final = -1
+GENERAL: Final = 0
+LOSE_ALL: Final = 1
+LOSE_TWO: Final = 2
+SECRET_SCORING: Final = 3
+EVICTION: Final = 4
+assert all(globals()[p.name] == p for p in SecretPurpose if p.name != "NONE")
 
 # Values of State.secret[p] (a region 0..8 once chosen).
-NOT_ASKED, PENDING = -2, -1
+NOT_ASKED: Final = -2
+PENDING: Final = -1
 
 # Bits of State.parts_done.
-DEPLOYMENT_DONE, SPECIAL_DONE = 1, 2
+DEPLOYMENT_DONE: Final = 1
+SPECIAL_DONE: Final = 2
 
 # What follows a veto window when every holder passes (VetoState.resume; names in JSON).
 WINDOW_NEXT = ("begin", "effect", "reveal", "score", "remove", "lose", "step")
-(NEXT_BEGIN, NEXT_EFFECT, NEXT_REVEAL, NEXT_SCORE, NEXT_REMOVE, NEXT_LOSE,
- NEXT_STEP) = range(len(WINDOW_NEXT))
+NEXT_BEGIN: Final = 0
+NEXT_EFFECT: Final = 1
+NEXT_REVEAL: Final = 2
+NEXT_SCORE: Final = 3
+NEXT_REMOVE: Final = 4
+NEXT_LOSE: Final = 5
+NEXT_STEP: Final = 6
+assert NEXT_STEP == len(WINDOW_NEXT) - 1
 
 
 class VetoState(NamedTuple):
@@ -307,7 +344,7 @@ class VetoState(NamedTuple):
         )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)  # its own __repr__ (a compiled one would be replaced)
 class State:
     """The whole game position: small ints and flat lists, copied by slicing.
 
@@ -351,10 +388,13 @@ class State:
     secret: list[int]  # per seat: NOT_ASKED, PENDING or the chosen region
     secret_purpose: int  # a SecretPurpose value, -1 (NONE) when no secret choice is pending
     veto: VetoState | None = None  # the Vetos and the open window; None without the Veto cards
-    legal_cache: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
+    # Actions, not plain ints: compiled code would turn an int-typed value into a plain int.
+    legal_cache: tuple[Action, ...] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> State:
-        s = _new_state(State)
+        # Without __init__ (the fields are all set below). State.__new__, not
+        # object.__new__, which a compiled State refuses (docs/compiled-engine.md).
+        s = State.__new__(State)
         s.config = self.config
         s.n = self.n
         s.phase = self.phase
@@ -454,20 +494,21 @@ class State:
             values["veto"] = VetoState.from_dict(data["veto"])
         elif data.get("veto") is not None:
             raise ValueError("state data: veto given, but the game has no Veto cards")
+        _check_shapes(config, values)  # before State() (a compiled State checks types)
         state = cls(config=config, **values)
-        _check_shapes(state)
         _check_consistency(state)
         return state
 
 
-def _enum_or_int(enum: type[IntEnum], value: int) -> IntEnum | int:
+def _enum_or_int(enum: type[IntEnum], value: int) -> object:
+    # object, not IntEnum | int (which mypy reads as int): compiled, the member would come
+    # back as a plain int.
     try:
         return enum(value)
     except ValueError:
         return value
 
 
-_new_state = object.__new__
 _SERIALISED = tuple(
     f.name for f in fields(State)
     if f.name not in ("config", "phase", "secret_purpose", "veto", "legal_cache")
@@ -480,24 +521,26 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _check_shapes(s: State) -> None:
-    n = s.n
+def _check_shapes(config: GameConfig, values: dict[str, Any]) -> None:
+    """The fields ``values`` gives a State are integers and lists of integers of the
+    lengths ``config`` asks for."""
     for name in _SERIALISED:
-        value = getattr(s, name)
+        value = values[name]
         if name in _LISTS:
             if not isinstance(value, list) or not all(_is_int(v) for v in value):
                 raise ValueError(f"state data: {name} must be a list of integers")
         elif not _is_int(value):
             raise ValueError(f"state data: {name} must be an integer, not {value!r}")
-    if n != s.config.players:
+    n = values["n"]
+    if n != config.players:
         raise ValueError("state data: n differs from config.players")
     expected = {
         "cab": 10 * n, "court": n, "provinces": n, "scores": n, "grande": n, "tiles": 2,
-        "hand": n, "bids": n, "copies": NUM_CARDS + (1 if s.config.options.veto_cards else 0),
+        "hand": n, "bids": n, "copies": NUM_CARDS + (1 if config.options.veto_cards else 0),
         "arrived": 10 * n, "secret": n,
     }
     for name, size in expected.items():
-        if len(getattr(s, name)) != size:
+        if len(values[name]) != size:
             raise ValueError(f"state data: {name} must be a list of {size} integers")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from .actions import CHANCE, from_code
@@ -21,9 +20,6 @@ from .state import (
     State,
     VetoState,
 )
-
-# The JSON Schema every view() conforms to, shipped with the package (docs/api.md).
-VIEW_SCHEMA_PATH = Path(__file__).with_name("view.schema.json")
 
 
 def redact(s: State, seat: int | None) -> State:

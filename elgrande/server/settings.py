@@ -22,6 +22,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PREFIX = "ELGRANDE_"
 TEST_PREFIX = "ELGRANDE_TEST_"  # the test suite's own variables: not settings
+# Read by the rules engine when it is imported (docs/compiled-engine.md): not settings.
+ENGINE_VARIABLES = frozenset({"ELGRANDE_ENGINE", "ELGRANDE_ENGINE_BUILD"})
 DEFAULT_DATABASE_URL = "sqlite:///elgrande.db"
 DEFAULT_SECRET_FILE = "var/elgrande.secret"  # var/ is git-ignored
 
@@ -301,7 +303,7 @@ class Settings(BaseSettings):
         if environ is None and env_file and Path(env_file).is_file():
             names |= set(dotenv_values(env_file))
         unknown = sorted(name for name in names if name.startswith(PREFIX)
-                         and not name.startswith(TEST_PREFIX)
+                         and not name.startswith(TEST_PREFIX) and name not in ENGINE_VARIABLES
                          and name.removeprefix(PREFIX).lower() not in cls.model_fields)
         if unknown:
             known = [env_name(field) for field in cls.model_fields]
@@ -315,7 +317,8 @@ class Settings(BaseSettings):
                 return cls(_env_file=env_file, **given)  # type: ignore[call-arg]
             # An explicit mapping stands for the whole environment (tests, tools).
             values = {name.removeprefix(PREFIX).lower(): value for name, value in env.items()
-                      if name.startswith(PREFIX) and not name.startswith(TEST_PREFIX)}
+                      if name.startswith(PREFIX) and not name.startswith(TEST_PREFIX)
+                      and name not in ENGINE_VARIABLES}
             return cls.model_validate({**values, **given})
         except ValidationError as error:
             raise SettingsError(describe(error, given)) from None

@@ -72,6 +72,9 @@ def test_a_misspelled_variable_is_an_error() -> None:
         Settings.load({"ELGRANDE_SECRET_KEY": KEY, "ELGRANDE_DATABSE_URL": "sqlite:///x.db"})
     # The test suite's own variables are not settings, and are left alone.
     assert Settings.load({"ELGRANDE_SECRET_KEY": KEY, "ELGRANDE_TEST_CHROMIUM": "/x"}).port
+    # Nor are the rules engine's (docs/compiled-engine.md), which a server may run under.
+    assert Settings.load({"ELGRANDE_SECRET_KEY": KEY, "ELGRANDE_ENGINE": "pure",
+                          "ELGRANDE_ENGINE_BUILD": "/x"}).port
 
 
 def test_options_override_and_are_named_in_errors() -> None:
