@@ -16,13 +16,14 @@ from .data_export import account_data
 from .farewell import delete_account
 from .hardening import admit_new_account
 from .hardening.limits import client_address
+from .i18n import N_, _
 from .passwords import WeakPassword, check_strength
 from .security import SESSION_COOKIE
 from .web import Fields, check_csrf, current_user, log_in, redirect, render, require_user, services
 
 router = APIRouter(include_in_schema=False)
 
-FORGOT_ANSWER = ("If that is the name or confirmed email address of an account, a link to "
+FORGOT_ANSWER = N_("If that is the name or confirmed email address of an account, a link to "
                  "choose a new password is on its way there; it works once, within an hour.")
 
 
@@ -63,10 +64,10 @@ def forgot(request: Request, fields: Fields) -> Response:
     check_csrf(request, current_user(request), fields.get("csrf_token"))
     svc = services(request)
     if svc.mail is None:
-        raise HTTPException(404, "This server sends no emails: ask its operator.")
+        raise HTTPException(404, _("This server sends no emails: ask its operator."))
     admit_new_account(request, "password reset")  # 429 when this address asked too often
     svc.mail.send_reset(fields.get("name", "")[:254])
-    return render(request, "password_forgot.html", message=FORGOT_ANSWER, mail=True)
+    return render(request, "password_forgot.html", message=_(FORGOT_ANSWER), mail=True)
 
 
 @router.get("/password/reset/{token}", response_class=HTMLResponse)
@@ -103,13 +104,13 @@ def delete(request: Request, fields: Fields) -> Response:
     check_csrf(request, user, fields.get("csrf_token"))
     svc = services(request)
     if fields.get("confirm_name", "").strip() != user.name:
-        return _account_page(request, user, error="Type your name exactly to delete the account.",
+        return _account_page(request, user, error=_("Type your name exactly to delete the account."),
                              status=400)
     if not user.is_guest:
         svc.accounts.logins.admit(user.name_key, client_address(request.scope))
         if not svc.accounts.hashes.verify(user.password_hash, fields.get("password", "")):
             svc.accounts.logins.failed(user.name_key, client_address(request.scope))
-            return _account_page(request, user, error="The password is wrong.", status=400)
+            return _account_page(request, user, error=_("The password is wrong."), status=400)
     delete_account(svc, user)
     response = render(request, "account_deleted.html", user=None)
     response.delete_cookie(SESSION_COOKIE, path="/")
@@ -135,9 +136,9 @@ def _legal(request: Request, name: str, title: str) -> Response:
 
 @router.get("/privacy", response_class=HTMLResponse)
 def privacy(request: Request) -> Response:
-    return _legal(request, "privacy", "Privacy")
+    return _legal(request, "privacy", _("Privacy"))
 
 
 @router.get("/imprint", response_class=HTMLResponse)
 def imprint(request: Request) -> Response:
-    return _legal(request, "imprint", "Imprint")
+    return _legal(request, "imprint", _("Imprint"))

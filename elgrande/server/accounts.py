@@ -9,12 +9,13 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from .hardening.limits import Limits, LoginLimits, LookupLimits, MemoryLimiter, make_limiter
+from .i18n import N_, _
 from .names import GUEST_PREFIX, BadName, check_name, name_key, skeleton
 from .passwords import HashPool
 from .settings import Settings
 from .tables import User, utcnow
 
-FORMER_PLAYER = "former player"  # the name a deleted account's seats keep
+FORMER_PLAYER = N_("former player")  # the name a deleted account's seats keep (stored)
 
 
 class AccountError(ValueError):
@@ -68,9 +69,9 @@ class Accounts:
     @staticmethod
     def _refuse_taken(db: Session, name: str) -> None:
         if db.scalar(select(User.id).where(User.name_key == name_key(name))) is not None:
-            raise AccountError("That name is taken.")
+            raise AccountError(_("That name is taken."))
         if db.scalar(select(User.id).where(User.name_skeleton == skeleton(name))) is not None:
-            raise AccountError("That name looks too much like an existing one; choose another.")
+            raise AccountError(_("That name looks too much like an existing one; choose another."))
 
     def guest(self) -> User:
         with self._sessions.begin() as db:
@@ -107,7 +108,7 @@ class Accounts:
         self.logins.admit(user.name_key, client)
         if user.password_hash is None or not self.hashes.verify(user.password_hash, current):
             self.logins.failed(user.name_key, client)
-            raise AccountError("The current password is wrong.")
+            raise AccountError(_("The current password is wrong."))
         new_hash = self.hashes.hash(new)
         with self._sessions.begin() as db:
             db.execute(update(User).where(User.id == user.id).values(
@@ -121,7 +122,7 @@ class Accounts:
         with a name and a password (its strength checked by the caller). Every other
         session of the guest ends."""
         if not user.is_guest:
-            raise AccountError("You are registered already.")
+            raise AccountError(_("You are registered already."))
         try:
             name = check_name(name)
         except BadName as exc:
@@ -133,7 +134,7 @@ class Accounts:
             self._refuse_taken(db, name)
             row = db.get(User, user.id, with_for_update=True)
             if row is None or not row.is_guest:
-                raise AccountError("You are registered already.")
+                raise AccountError(_("You are registered already."))
             row.name, row.name_key, row.name_skeleton = name, name_key(name), skeleton(name)
             row.password_hash, row.is_guest = password_hash, False
             # Registered from now: rated tables ask for accounts a day old (ratings.py).
@@ -161,7 +162,7 @@ class Accounts:
         with self._sessions.begin() as db:
             row = db.get(User, user_id, with_for_update=True)
             if row is None:
-                raise AccountError("No such account.")
+                raise AccountError(_("No such account."))
             row.name, row.name_key, row.name_skeleton = former, f"~former~{user_id}", f"~former~{user_id}"
             row.password_hash, row.is_guest = None, False
             row.email, row.email_confirmed, row.email_pref = None, False, "none"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from .i18n import _
 from .moderation import ModerationRefused, is_admin
 from .tables import User
 from .web import Fields, check_csrf, current_user, redirect, render, services
@@ -45,30 +46,33 @@ def act(request: Request, fields: Fields) -> Response:
     try:
         if action == "mute":
             until = moderation.mute(admin, name, float(fields.get("days", "1")), why)
-            done = f"{name} is muted in the chats until {until:%Y-%m-%d %H:%M} UTC."
+            when = until.strftime("%Y-%m-%d %H:%M")
+            done = _("%(name)s is muted in the chats until %(until)s UTC.", name=name,
+                     until=when)
         elif action == "ban":
             moderation.ban(admin, name, why)
-            done = f"{name} is banned."
+            done = _("%(name)s is banned.", name=name)
         elif action == "unban":
             moderation.unban(admin, name)
-            done = f"{name} may log in again."
+            done = _("%(name)s may log in again.", name=name)
         elif action == "rename":
-            done = f"{name} is now called {moderation.rename(admin, name, fields.get('new_name', ''))}."
+            new_name = moderation.rename(admin, name, fields.get("new_name", ""))
+            done = _("%(name)s is now called %(new_name)s.", name=name, new_name=new_name)
         elif action == "hide":
             moderation.hide(admin, int(fields.get("message_id", "")))
-            done = "The chat line is hidden."
+            done = _("The chat line is hidden.")
         elif action == "cancel":
             moderation.cancel_game(admin, int(fields.get("game_id", "")), why)
-            done = "The game is cancelled."
+            done = _("The game is cancelled.")
         elif action == "close":
             moderation.close_report(admin, int(fields.get("report_id", "")))
-            done = "Report closed."
+            done = _("Report closed.")
         else:
-            raise ModerationRefused("Unknown action.")
+            raise ModerationRefused(_("Unknown action."))
     except ModerationRefused as exc:
         return _page(request, admin, error=str(exc), status=409)
     except ValueError:
-        return _page(request, admin, error="Give a number where one is asked for.", status=400)
+        return _page(request, admin, error=_("Give a number where one is asked for."), status=400)
     return _page(request, admin, message=done)
 
 

@@ -19,6 +19,7 @@ from elgrande.rules import replay
 
 from .commands import CommandKind, parse_command
 from .errors import PlayError, http_status
+from .i18n import _
 from .present import board, public_boards, ranking
 from .summary import game_summary
 from .tables import Game
@@ -39,9 +40,9 @@ class StepCommand(Command):
 def _game(request: Request, game_id: int, *, started: bool = True) -> Game:
     game: Game | None = services(request).lobby.get(game_id)
     if game is None:
-        raise HTTPException(404, "No such game.")
+        raise HTTPException(404, _("No such game."))
     if started and game.match_id is None:
-        raise HTTPException(409, "This game has not started yet.")
+        raise HTTPException(409, _("This game has not started yet."))
     return game
 
 
@@ -86,9 +87,9 @@ def choose_veto(request: Request, game_id: int, body: VetoChoice) -> Response:
     svc = services(request)
     seat = svc.lobby.seat_of(game_id, user.id)
     if seat is None:
-        raise HTTPException(403, "You have no seat in this game.")
+        raise HTTPException(403, _("You have no seat in this game."))
     if svc.veto is None:
-        raise HTTPException(409, "Veto windows are not served here.")
+        raise HTTPException(409, _("Veto windows are not served here."))
     try:
         svc.veto.choose(game.id, seat, body.scope)
     except PlayError as exc:
@@ -102,11 +103,11 @@ def choose_veto(request: Request, game_id: int, body: VetoChoice) -> Response:
 def game_replay(request: Request, game_id: int, seq: int) -> dict[str, Any]:
     game = _game(request, game_id)
     if game.status != "finished":
-        raise HTTPException(409, "Stepping through the log is for finished games.")
+        raise HTTPException(409, _("Stepping through the log is for finished games."))
     svc = services(request)
     match = svc.views.match(game)
     if not 0 <= seq <= match.seq:
-        raise HTTPException(400, f"seq must be between 0 and {match.seq}")
+        raise HTTPException(400, _("seq must be between 0 and %(last)s", last=match.seq))
     actions = match.actions[:seq]
     state = replay(match.config, actions)
     events = svc.views.events(match)[:seq]
@@ -123,10 +124,10 @@ def game_boards(request: Request, game_id: int,
     game = _game(request, game_id)
     svc = services(request)
     if game.match_id is None:  # (_game refuses a game not started)
-        raise HTTPException(409, "This game has not started yet.")
+        raise HTTPException(409, _("This game has not started yet."))
     match = svc.store.load_seat(game.match_id, None)
     if after > match.seq:
-        raise HTTPException(400, f"after must be between 0 and {match.seq}")
+        raise HTTPException(400, _("after must be between 0 and %(last)s", last=match.seq))
     return public_boards(match, svc.lobby.started_seats(game), game_id, after, svc.views.events(match))
 
 
@@ -136,7 +137,7 @@ def game_summary_view(request: Request, game_id: int) -> dict[str, Any]:
     bonuses), the scores after every scoring, where each round and turn begins."""
     game = _game(request, game_id)
     if game.status != "finished":
-        raise HTTPException(409, "The summary is made when the game ends.")
+        raise HTTPException(409, _("The summary is made when the game ends."))
     svc = services(request)
     match = svc.views.match(game)
     names = [p.get("name") or f"Seat {p['seat'] + 1}" for p in svc.lobby.started_seats(game)]
@@ -147,7 +148,7 @@ def game_summary_view(request: Request, game_id: int) -> dict[str, Any]:
 def game_record(request: Request, game_id: int) -> dict[str, Any]:
     game = _game(request, game_id)
     if game.status != "finished" or game.match_id is None:
-        raise HTTPException(409, "The record, with the secret seed, is published when the game ends.")
+        raise HTTPException(409, _("The record, with the secret seed, is published when the game ends."))
     svc = services(request)
     record: dict[str, Any] = svc.store.export(game.match_id)
     # The table's result beside the engine's: who resigned when, and the ranking that
@@ -171,7 +172,7 @@ async def _command(request: Request, game_id: int, kind: CommandKind, body: Comm
     svc = services(request)
     seat = svc.lobby.seat_of(game_id, user.id)
     if seat is None:
-        raise HTTPException(403, "You have no seat in this game.")
+        raise HTTPException(403, _("You have no seat in this game."))
     try:
         command = parse_command(kind, body.seq, getattr(body, "action", None))
         shown = await run_in_threadpool(svc.play.act, game, seat, command)

@@ -17,7 +17,12 @@ from elgrande.ai import LEVELS, make_bot
 from elgrande.matches import Draft
 from elgrande.rules import State
 
+from .i18n import N_
+
 BOT_LEVELS = ("random", *LEVELS)
+# Each level's name for players, translated where it is shown.
+LEVEL_NAMES = {"random": N_("random"), "easy": N_("easy"), "medium": N_("medium"),
+               "hard": N_("hard")}
 
 
 def bot_seed(secret_seed: str, seat: int, seq: int) -> int:

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .hardening.limits import Limiter
+from .i18n import _, format_datetime
 from .tables import ChatMessage, ChatMute, Game, Report, Seat, User
 
 MAX_CHARS = 500
@@ -46,7 +47,7 @@ class ChatLimits:
         buckets = ((f"chat:user:{user_id}", self.per_user), (f"chat:client:{client}", self.per_client))
         for bucket, limit in buckets:
             if self.limiter.retry_after(bucket, limit) > 0:
-                raise ChatRefused("too_fast", "You are writing too fast; wait a moment.")
+                raise ChatRefused("too_fast", _("You are writing too fast; wait a moment."))
         for bucket, _limit in buckets:
             self.limiter.hit(bucket)
 
@@ -56,9 +57,9 @@ def clean(text: str) -> str:
     spaces trimmed; ChatRefused when empty or too long."""
     kept = "".join(c for c in text if c == " " or unicodedata.category(c)[0] != "C").strip()
     if not kept:
-        raise ChatRefused("empty", "Write something first.")
+        raise ChatRefused("empty", _("Write something first."))
     if len(kept) > MAX_CHARS:
-        raise ChatRefused("too_long", f"A chat line has at most {MAX_CHARS} characters.")
+        raise ChatRefused("too_long", _("A chat line has at most %(num)s characters.", num=MAX_CHARS))
     return kept
 
 
@@ -77,13 +78,14 @@ class Chat:
         """A player's line; its id. Refused (ChatRefused, nothing stored): not a
         player of this game, muted by a moderator, empty, too long, too fast."""
         if seat is None:
-            raise ChatRefused("spectator", "Only the players of this game write in its chat.")
+            raise ChatRefused("spectator", _("Only the players of this game write in its chat."))
         line = clean(text)
         with self._reads() as db:
             muted = db.scalar(select(User.chat_muted_until).where(User.id == user.id))
         if muted is not None and _aware(muted) > self.now():
-            raise ChatRefused("muted", "A moderator has muted you in the chats until "
-                              f"{_aware(muted):%Y-%m-%d %H:%M} UTC.")
+            raise ChatRefused("muted", _("A moderator has muted you in the chats until "
+                                        "%(until)s UTC.",
+                                        until=format_datetime(_aware(muted), "short")))
         self.limits.admit(user.id, client)
         with self._sessions.begin() as db:
             row = ChatMessage(game_id=game.id, user_id=user.id, text=line, created_at=self.now())
@@ -117,7 +119,7 @@ class Chat:
         with self._sessions.begin() as db:
             target = _named(db, other)
             if target.id == user_id:
-                raise ChatRefused("self", "You cannot mute yourself.")
+                raise ChatRefused("self", _("You cannot mute yourself."))
             try:
                 with db.begin_nested():
                     db.add(ChatMute(user_id=user_id, muted_id=target.id))
@@ -146,7 +148,7 @@ class Chat:
                 readable = found is not None and db.scalar(select(Seat.id).where(
                     Seat.game_id == found[1], Seat.user_id == reporter.id)) is not None
                 if found is None or not readable:
-                    raise ChatRefused("not_found", "There is no such chat line in your games.")
+                    raise ChatRefused("not_found", _("There is no such chat line in your games."))
                 db.add(Report(reporter_id=reporter.id, kind="message", target_id=found[0],
                               message_id=message_id, reason=why, created_at=self.now()))
             else:
@@ -160,7 +162,7 @@ def _named(db: Session, name: str) -> User:
 
     found = user_named(db, name.strip())
     if found is None:
-        raise ChatRefused("not_found", f"There is no player called {name.strip()!r}.")
+        raise ChatRefused("not_found", _("There is no player called %(name)s.", name=repr(name.strip())))
     return found
 
 

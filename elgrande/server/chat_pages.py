@@ -10,6 +10,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field
 
 from .chat import ChatRefused
+from .i18n import _
 from .web import check_csrf, require_user, services
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
@@ -58,7 +59,7 @@ def report(request: Request, body: ReportBody) -> dict[str, Any]:
     user = require_user(request)
     check_csrf(request, user, None)
     if (body.message_id is None) == (body.name is None):
-        raise HTTPException(400, "Report either a chat line (message_id) or a name.")
+        raise HTTPException(400, _("Report either a chat line (message_id) or a name."))
     try:
         services(request).chat.report(user, message_id=body.message_id, name=body.name,
                                       reason=body.reason)

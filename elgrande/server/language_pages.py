@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
-from .i18n import LOCALES, PSEUDO, lang_for
+from .i18n import LOCALES, PSEUDO, _, lang_for
 from .web import (
     Fields,
     check_csrf,
@@ -32,7 +32,7 @@ def choose_language(request: Request, fields: Fields) -> Response:
     check_csrf(request, user, fields.get("csrf_token"))
     code = fields.get("lang", "")
     if code not in _offered(request):
-        raise HTTPException(400, "Unknown language.")
+        raise HTTPException(400, _("Unknown language."))
     if user is not None and not user.is_guest:
         services(request).accounts.set_language(user.id, code)
     response = redirect(safe_next(fields.get("next")))
@@ -45,7 +45,7 @@ def script_catalog(request: Request, code: str) -> Response:
     """The pages' scripts' messages in one language. Its URL carries the catalog's
     version (``Lang.script_url``), so browsers may keep it for good."""
     if code not in _offered(request):
-        raise HTTPException(404, "Unknown language.")
+        raise HTTPException(404, _("Unknown language."))
     lang = lang_for(code)
     cache = ("public, max-age=31536000, immutable"
              if request.query_params.get("v") == lang.script_version else "no-cache")

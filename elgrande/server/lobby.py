@@ -28,14 +28,23 @@ from elgrande.matches.tables import MatchRow
 from elgrande.rules import GameConfig, Options
 
 from .accounts import user_named
-from .bots import BOT_LEVELS
+from .bots import BOT_LEVELS, LEVEL_NAMES
 from .errors import LobbyError
+from .i18n import _
 from .lobby_caps import CapGuard, LobbyCaps
 from .ratings import ineligible
 from .tables import Game, GameClock, Seat, User, utcnow
 
 if TYPE_CHECKING:
     from .clocks.rules import ClockRules
+
+
+def bot_name(seat: int, level: str | None) -> str:
+    """A computer seat's name as it is shown, in the reader's language: "Computer 2
+    (easy)" (made when read, never stored)."""
+    return _("Computer %(number)s (%(level)s)", number=seat + 1,
+             level=_(LEVEL_NAMES.get(level or "random", level or "random")))
+
 
 SEATS_CACHE_SIZE = 1024  # started games whose seat list is kept in memory
 OPEN_GAMES_PAGE = 30  # open games shown per lobby page
@@ -86,21 +95,21 @@ class Lobby:
         result changes ratings (registered players only: server/ratings.py). ``rules``:
         the rule set, ``RULE_SETS`` ("yucata" or the publisher's "box")."""
         if not 2 <= players <= 5:
-            raise LobbyError("A game has 2 to 5 players.")
+            raise LobbyError(_("A game has 2 to 5 players."))
         if rounds not in (6, 9):
-            raise LobbyError("A game has 9 or 6 rounds.")
+            raise LobbyError(_("A game has 9 or 6 rounds."))
         if len(seats) != players:
-            raise LobbyError("Give one choice per seat.")
+            raise LobbyError(_("Give one choice per seat."))
         if sum(1 for s in seats if s.kind == "me") != 1:
-            raise LobbyError("You take exactly one seat.")
+            raise LobbyError(_("You take exactly one seat."))
         if start_now and any(s.kind in ("open", "invited") for s in seats):
-            raise LobbyError("A game started at once has no free seat.")
+            raise LobbyError(_("A game started at once has no free seat."))
         if rated and (why := ineligible(creator)):
             raise LobbyError(why)
         if chat not in ("all", "players"):
-            raise LobbyError("The chat is read by everyone or by the players only.")
+            raise LobbyError(_("The chat is read by everyone or by the players only."))
         if rules not in RULE_SETS:
-            raise LobbyError("The rules are Yucata's or the publisher's (box).")
+            raise LobbyError(_("The rules are Yucata's or the publisher's (box)."))
         with self._sessions.begin() as db:
             if start_now:
                 bots = sum(1 for s in seats if s.kind == "bot")
@@ -131,19 +140,19 @@ class Lobby:
         if spec.kind == "bot":
             level = spec.bot_level or "random"
             if level not in BOT_LEVELS:
-                raise LobbyError(f"Unknown computer opponent level {level!r}.")
+                raise LobbyError(_("Unknown computer opponent level %(level)s.", level=repr(level)))
             return Seat(game_id=game_id, seat=index, kind="bot", bot_level=level)
         if spec.kind == "invited":
             name = (spec.invited_name or "").strip()
             invited = user_named(db, name)  # as a login finds it: case-blind
             if invited is None:
-                raise LobbyError(f"There is no player called {name!r}.")
+                raise LobbyError(_("There is no player called %(name)s.", name=repr(name)))
             if invited.id == creator.id:
-                raise LobbyError("You cannot invite yourself.")
+                raise LobbyError(_("You cannot invite yourself."))
             if rated and (why := ineligible(invited)):
                 raise LobbyError(why)
             return Seat(game_id=game_id, seat=index, kind="invited", invited_name=invited.name)
-        raise LobbyError(f"Unknown seat kind {spec.kind!r}.")
+        raise LobbyError(_("Unknown seat kind %(kind)s.", kind=repr(spec.kind)))
 
     def get(self, game_id: int) -> Game | None:
         """The game; a running one whose match is over is marked finished on the way
@@ -190,7 +199,8 @@ class Lobby:
             return [
                 {
                     "seat": s.seat, "kind": s.kind, "user_id": s.user_id,
-                    "name": name or s.invited_name or (f"Computer {s.seat + 1} ({s.bot_level})" if s.kind == "bot" else None),
+                    "name": name or s.invited_name or (bot_name(s.seat, s.bot_level)
+                                                       if s.kind == "bot" else None),
                     "invited_name": s.invited_name, "bot_level": s.bot_level,
                     # resigned: the player's name stays, a computer plays the seat on
                     "resigned_seq": s.resigned_seq, "resigned_round": s.resigned_round,
@@ -206,7 +216,10 @@ class Lobby:
         if found is None:
             found = self.seats(game.id)
             self._started_seats.put(game.id, found)
-        return [dict(s) for s in found]
+        # A computer's name is worded for each reader (the cache is kept in no language).
+        return [dict(s, name=bot_name(s["seat"], s["bot_level"]))
+                if s["kind"] == "bot" and s["user_id"] is None and not s["invited_name"]
+                else dict(s) for s in found]
 
     def seat_of(self, game_id: int, user_id: int | None) -> int | None:
         if user_id is None:
@@ -243,14 +256,14 @@ class Lobby:
         with self._sessions.begin() as db:
             game = db.get(Game, game_id, with_for_update=True)
             if game is None:
-                raise LobbyError("No such game.")
+                raise LobbyError(_("No such game."))
             if game.status != "lobby":
-                raise LobbyError("This game has already started.")
+                raise LobbyError(_("This game has already started."))
             if game.creator_id == user.id:
-                raise LobbyError("You created this game: cancel it instead of leaving.")
+                raise LobbyError(_("You created this game: cancel it instead of leaving."))
             row = db.scalar(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user.id))
             if row is None:
-                raise LobbyError("You have no seat in this game.")
+                raise LobbyError(_("You have no seat in this game."))
             row.kind, row.user_id, row.invited_name = "open", None, None
 
     def join(self, game_id: int, user: User) -> int:
@@ -258,17 +271,17 @@ class Lobby:
             # Locked (PostgreSQL): two joins cannot both take one seat.
             game = db.get(Game, game_id, with_for_update=True)
             if game is None:
-                raise LobbyError("No such game.")
+                raise LobbyError(_("No such game."))
             if game.status != "lobby":
-                raise LobbyError("This game has already started.")
+                raise LobbyError(_("This game has already started."))
             rows = db.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
             if any(r.user_id == user.id for r in rows):
-                raise LobbyError("You already have a seat in this game.")
+                raise LobbyError(_("You already have a seat in this game."))
             if game.rated and (why := ineligible(user)):
                 raise LobbyError(why)
             free = [r for r in rows if r.kind == "open" or (r.kind == "invited" and r.invited_name == user.name)]
             if not free:
-                raise LobbyError("There is no free seat for you in this game.")
+                raise LobbyError(_("There is no free seat for you in this game."))
             free.sort(key=lambda r: (r.kind != "invited", r.seat))  # an invitation wins
             row = free[0]
             row.kind, row.user_id, row.invited_name = "human", user.id, None
@@ -282,21 +295,21 @@ class Lobby:
             # Locked (PostgreSQL): a second start waits, then finds the game "starting".
             game = db.get(Game, game_id, with_for_update=True)
             if game is None:
-                raise LobbyError("No such game.")
+                raise LobbyError(_("No such game."))
             if game.creator_id != user.id:
-                raise LobbyError("Only the player who created the game can start it.")
+                raise LobbyError(_("Only the player who created the game can start it."))
             if game.status == "lobby":
                 rows = db.scalars(select(Seat).where(Seat.game_id == game_id)).all()
                 waiting = [r for r in rows if r.kind in ("open", "invited")]
                 if waiting and not fill_with_bots:
-                    raise LobbyError("Some seats are still free: wait for players, or fill them with computer opponents.")
+                    raise LobbyError(_("Some seats are still free: wait for players, or fill them with computer opponents."))
                 bots = sum(1 for r in rows if r.kind in ("bot", "open", "invited"))
                 self.caps.check_start(db, user, address, bots)
                 for r in waiting:
                     r.kind, r.bot_level, r.invited_name = "bot", "random", None
                 game.status = "starting"  # nobody joins it meanwhile
             elif game.status != "starting":
-                raise LobbyError("This game has already started.")
+                raise LobbyError(_("This game has already started."))
         return self._finish_start(game_id)
 
     def cancel(self, game_id: int, user: User) -> None:
@@ -305,11 +318,11 @@ class Lobby:
         with self._sessions.begin() as db:
             game = db.get(Game, game_id, with_for_update=True)
             if game is None:
-                raise LobbyError("No such game.")
+                raise LobbyError(_("No such game."))
             if game.creator_id != user.id:
-                raise LobbyError("Only the player who created the game can cancel it.")
+                raise LobbyError(_("Only the player who created the game can cancel it."))
             if game.status != "lobby":
-                raise LobbyError("This game has already started.")
+                raise LobbyError(_("This game has already started."))
             for seat in db.scalars(select(Seat).where(Seat.game_id == game_id)).all():
                 db.delete(seat)
             db.flush()

@@ -10,7 +10,7 @@ database in the same transaction as the change they guard."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from elgrande.matches.tables import MatchRow
 
 from .errors import LobbyError
+from .i18n import _, ngettext
 from .tables import Game, Seat, User
 
 RUNNING = ("starting", "active")
@@ -67,36 +68,37 @@ class CapGuard:
         caps = self.caps
         self._check(db, user, address, lambda h: h.waiting + 1,
                     caps.waiting_games_per_user, caps.waiting_games_per_client,
-                    "{n} game{s} waiting for players",
-                    "Start one of them (free seats can be filled with computer opponents), "
-                    "or cancel one you no longer need.")
+                    lambda n: ngettext("%(num)s game waiting for players",
+                                       "%(num)s games waiting for players", n),
+                    _("Start one of them (free seats can be filled with computer "
+                      "opponents), or cancel one you no longer need."))
 
     def check_start(self, db: Session, user: User, address: str, bot_seats: int) -> None:
         """Before a game with ``bot_seats`` computer opponents starts."""
         caps = self.caps
-        finish = "Finish one of your running games first."
+        finish = _("Finish one of your running games first.")
         self._check(db, user, address, lambda h: h.active + 1,
                     caps.active_games_per_user, caps.active_games_per_client,
-                    "{n} running game{s}", finish)
+                    lambda n: ngettext("%(num)s running game", "%(num)s running games", n),
+                    finish)
         if bot_seats:
             self._check(db, user, address, lambda h: h.bot_seats + bot_seats,
                         caps.bot_seats_per_user, caps.bot_seats_per_client,
-                        "{n} computer opponent{s} in running games",
-                        finish + " Or start this game with fewer computer opponents.")
+                        lambda n: ngettext("%(num)s computer opponent in running games",
+                                           "%(num)s computer opponents in running games", n),
+                        _("%(finish)s Or start this game with fewer computer opponents.",
+                          finish=finish))
 
     def _check(self, db: Session, user: User, address: str, after: Any, per_user: int,
-               per_client: int, what: str, todo: str) -> None:
+               per_client: int, what: Callable[[int], str], todo: str) -> None:
         lock_players(db, [user.id])
         lock_address(db, address)
         if per_user and after(holdings(db, Game.creator_id == user.id)) > per_user:
-            raise CapReached(f"You may have at most {_count(what, per_user)}. {todo}")
+            raise CapReached(_("You may have at most %(what)s. %(todo)s",
+                               what=what(per_user), todo=todo))
         if per_client and after(holdings(db, Game.created_from == address)) > per_client:
-            raise CapReached(f"The players at your network address may have at most "
-                             f"{_count(what, per_client)} together. {todo}")
-
-
-def _count(what: str, n: int) -> str:
-    return what.format(n=n, s="" if n == 1 else "s")
+            raise CapReached(_("The players at your network address may have at most "
+                               "%(what)s together. %(todo)s", what=what(per_client), todo=todo))
 
 
 def lock_players(db: Session, user_ids: Collection[int]) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from .accounts import AccountError, user_named
+from .i18n import _
 from .names import BadName, check_name, name_key, skeleton
 from .tables import ChatMessage, Game, ModerationEntry, Report, User
 
@@ -46,7 +47,7 @@ class Moderation:
         with self._sessions.begin() as db:
             user = _named(db, name)
             if role == ADMIN and (user.is_guest or user.password_hash is None):
-                raise ModerationRefused("Only registered players can moderate.")
+                raise ModerationRefused(_("Only registered players can moderate."))
             user.role = role
             self._log(db, by, "grant" if role == ADMIN else "revoke", user.id)
             db.flush()
@@ -61,7 +62,7 @@ class Moderation:
 
     def mute(self, admin: User, name: str, days: float, why: str = "") -> datetime:
         if not 0 < days <= 365:
-            raise ModerationRefused("Mute for 1 hour to 365 days (days may be a fraction).")
+            raise ModerationRefused(_("Mute for 1 hour to 365 days (days may be a fraction)."))
         until = self.now() + timedelta(days=days)
         with self._sessions.begin() as db:
             user = _named(db, name)
@@ -73,7 +74,7 @@ class Moderation:
         with self._sessions.begin() as db:
             user = _named(db, name)
             if user.id == admin.id:
-                raise ModerationRefused("You cannot ban yourself.")
+                raise ModerationRefused(_("You cannot ban yourself."))
             user.banned_at, user.session_generation = self.now(), user.session_generation + 1
             self._log(db, admin, "ban", user.id, detail=why)
             db.flush()
@@ -98,7 +99,7 @@ class Moderation:
                 (User.name_key == name_key(new_name)) | (User.name_skeleton == skeleton(new_name)),
                 User.id != user.id))
             if taken is not None:
-                raise ModerationRefused("That name is taken, or looks like one that is.")
+                raise ModerationRefused(_("That name is taken, or looks like one that is."))
             old = user.name
             user.name, user.name_key, user.name_skeleton = new_name, name_key(new_name), skeleton(new_name)
             self._log(db, admin, "rename", user.id, detail=f"{old} -> {new_name}")
@@ -108,7 +109,7 @@ class Moderation:
         with self._sessions.begin() as db:
             line = db.get(ChatMessage, message_id)
             if line is None:
-                raise ModerationRefused("There is no such chat line.")
+                raise ModerationRefused(_("There is no such chat line."))
             line.hidden = True
             self._log(db, admin, "hide", line.user_id, game_id=line.game_id,
                       detail=line.text[:200])
@@ -119,7 +120,7 @@ class Moderation:
                 Game.id == game_id, Game.status.in_(("lobby", "starting", "active")))
                 .values(status="cancelled", updated_at=self.now()))
             if getattr(done, "rowcount", 0) != 1:
-                raise ModerationRefused("No such game, or it is over already.")
+                raise ModerationRefused(_("No such game, or it is over already."))
             self._log(db, admin, "cancel", None, game_id=game_id, detail=why)
         self.on_cancel(game_id)
 
@@ -127,7 +128,7 @@ class Moderation:
         with self._sessions.begin() as db:
             report = db.get(Report, report_id)
             if report is None:
-                raise ModerationRefused("There is no such report.")
+                raise ModerationRefused(_("There is no such report."))
             report.status = "done"
             self._log(db, admin, "close", report.target_id, detail=f"report {report_id}")
 
@@ -168,7 +169,7 @@ class Moderation:
 def _named(db: Session, name: str) -> User:
     user = user_named(db, name.strip())
     if user is None:
-        raise ModerationRefused(f"There is no player called {name.strip()!r}.")
+        raise ModerationRefused(_("There is no player called %(name)s.", name=repr(name.strip())))
     return user
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .i18n import _
+
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{3,24}$")
 GUEST_PREFIX = "guest-"
 
@@ -51,7 +53,7 @@ def check_name(name: str) -> str:
     """The name as it will be stored, or BadName saying what is wrong with it."""
     name = name.strip()
     if not NAME_PATTERN.match(name):
-        raise BadName("A name has 3 to 24 letters, digits, '.', '_' or '-'.")
+        raise BadName(_("A name has 3 to 24 letters, digits, '.', '_' or '-'."))
     if name_key(name).startswith(GUEST_PREFIX) or skeleton(name).startswith(skeleton(GUEST_PREFIX)):
-        raise BadName("Names starting with 'guest-' are kept for guests.")
+        raise BadName(_("Names starting with 'guest-' are kept for guests."))
     return name

@@ -17,6 +17,7 @@ from .clocks.zones import ZONES, valid_zone
 from .errors import LobbyError
 from .hardening import admit_new_account
 from .hardening.limits import client_address
+from .i18n import N_, _
 from .lobby import SeatSpec
 from .lobby_caps import CapReached
 from .mail import MailRefused
@@ -59,7 +60,7 @@ def register_form(request: Request, next: str = "/lobby") -> Response:
 def _field(fields: dict[str, str], name: str) -> str:
     value = fields.get(name)
     if value is None:
-        raise HTTPException(400, f"The field '{name}' is missing.")
+        raise HTTPException(400, _("The field '%(name)s' is missing.", name=name))
     return value
 
 
@@ -93,10 +94,10 @@ def login(request: Request, fields: Fields) -> Response:
     user = services(request).accounts.login(name, password, client_address(request.scope))
     if user is None:
         return render(request, "login.html", status_code=400, next=next,
-                      error="Wrong name or password.", name=name)
+                      error=_("Wrong name or password."), name=name)
     if user.banned_at is not None:
         return render(request, "login.html", status_code=403, next=next,
-                      error="A moderator has banned this account.", name=name)
+                      error=_("A moderator has banned this account."), name=name)
     return log_in(redirect(next), request, user)
 
 
@@ -120,14 +121,14 @@ def account(request: Request, done: str = "") -> Response:
     user = current_user(request)
     if user is None:
         return redirect("/login?next=/account")
-    return render(request, "account.html", user=user, error=None, message=_DONE.get(done),
+    return render(request, "account.html", user=user, error=None, message=_(_DONE[done]) if done in _DONE else None,
                   zones=ZONES)
 
 
-_DONE = {"everywhere": "Every other session has ended; you are still logged in here.",
-         "password": "Password changed. Every other session has ended.",
-         "registered": "Welcome: this account is registered now, with all its games.",
-         "reset": "Your new password is saved. Every other session has ended."}
+_DONE = {"everywhere": N_("Every other session has ended; you are still logged in here."),
+         "password": N_("Password changed. Every other session has ended."),
+         "registered": N_("Welcome: this account is registered now, with all its games."),
+         "reset": N_("Your new password is saved. Every other session has ended.")}
 
 
 @router.post("/account/password")
@@ -182,8 +183,8 @@ def play_now(request: Request, csrf_token: Annotated[str, Form()] = "",
         admit_new_account(request, "guest")  # 429 when this address made too many
         user = svc.accounts.guest()
     if level not in BOT_LEVELS or rounds not in (6, 9):
-        raise HTTPException(400, "Unknown computer level or number of rounds.")
-    seats = [SeatSpec("me")] + [SeatSpec("bot", bot_level=level) for _ in range(players - 1)]
+        raise HTTPException(400, _("Unknown computer level or number of rounds."))
+    seats = [SeatSpec("me")] + [SeatSpec("bot", bot_level=level) for _seat in range(players - 1)]
     try:  # created and started in one go: a refused start leaves no waiting game behind
         game = svc.lobby.create(user, players, rounds, seats, client_address(request.scope),
                                 start_now=True)
@@ -247,7 +248,7 @@ async def create_game(request: Request) -> Response:
                                        user, players,
                                        rounds, specs, client_address(request.scope))
     except ValueError as exc:
-        message = str(exc) if isinstance(exc, LobbyError) else "Players, rounds, hours and holidays must be whole numbers."
+        message = str(exc) if isinstance(exc, LobbyError) else _("Players, rounds, hours and holidays must be whole numbers.")
         status = 429 if isinstance(exc, CapReached) else 400
         return await run_in_threadpool(lobby_page, request, user, message, status)
     return redirect(f"/games/{game.id}")
@@ -258,7 +259,7 @@ def game_page(request: Request, game_id: int) -> Response:
     svc = services(request)
     game = svc.lobby.get(game_id)
     if game is None:
-        raise HTTPException(404, "No such game.")
+        raise HTTPException(404, _("No such game."))
     user = current_user(request)
     if game.status in ("lobby", "starting", "expired"):  # no match (yet, or ever)
         return room_page(request, game_id, None)
@@ -278,7 +279,7 @@ def room_page(request: Request, game_id: int, error: str | None, status: int = 4
     svc = services(request)
     game = svc.lobby.get(game_id)
     if game is None:
-        raise HTTPException(404, "No such game.")
+        raise HTTPException(404, _("No such game."))
     user = current_user(request)
     seats = svc.lobby.seats(game_id)
     mine = any(s["user_id"] == user.id for s in seats) if user else False
@@ -295,7 +296,7 @@ def invite(request: Request, token: str) -> Response:
     svc = services(request)
     game = svc.lobby.by_invite(token)
     if game is None:
-        raise HTTPException(404, "This invitation link is not valid.")
+        raise HTTPException(404, _("This invitation link is not valid."))
     if current_user(request) is None:
         return render(request, "invite.html", user=None, game=game, next=f"/games/{game.id}")
     return redirect(f"/games/{game.id}")
@@ -335,7 +336,7 @@ def _room_change(request: Request, game_id: int, csrf_token: str,
         change(game_id, user)
     except LobbyError as exc:
         if svc.lobby.get(game_id) is None:
-            raise HTTPException(404, "No such game.") from None
+            raise HTTPException(404, _("No such game.")) from None
         return room_page(request, game_id, str(exc))
     svc.hub.publish(f"room:{game_id}")  # the others' rooms reload
     return redirect("/lobby")
@@ -352,7 +353,7 @@ def resign(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = 
         game = svc.play.resign(game_id, user)
     except LobbyError as exc:
         if svc.lobby.get(game_id) is None:
-            raise HTTPException(404, "No such game.") from None
+            raise HTTPException(404, _("No such game.")) from None
         raise HTTPException(409, str(exc)) from None
     if game.match_id is not None:  # every page of the game shows who resigned
         svc.hub.publish(f"match:{game.match_id}")
@@ -394,13 +395,13 @@ def set_email(request: Request, fields: Fields) -> Response:
     check_csrf(request, user, fields.get("csrf_token"))
     mail = services(request).mail
     if mail is None:
-        raise HTTPException(404, "This server sends no emails.")
+        raise HTTPException(404, _("This server sends no emails."))
     try:
         sent = mail.set_email(user, _field(fields, "email"))
     except MailRefused as exc:
         return _mail_page(request, user, error=str(exc), status=exc.status)
-    return _mail_page(request, user, message="We sent you a confirmation link: open it to "
-                      "receive emails there." if sent else "Email address saved.")
+    return _mail_page(request, user, message=_("We sent you a confirmation link: open it to "
+                      "receive emails there.") if sent else _("Email address saved."))
 
 
 @router.post("/account/email-preference")
@@ -409,12 +410,12 @@ def set_email_preference(request: Request, fields: Fields) -> Response:
     check_csrf(request, user, fields.get("csrf_token"))
     mail = services(request).mail
     if mail is None:
-        raise HTTPException(404, "This server sends no emails.")
+        raise HTTPException(404, _("This server sends no emails."))
     try:
         mail.set_preference(user, _field(fields, "preference"))
     except MailRefused as exc:
         return _mail_page(request, user, error=str(exc), status=exc.status)
-    return _mail_page(request, user, message="Email preference saved.")
+    return _mail_page(request, user, message=_("Email preference saved."))
 
 
 def _mail_link_page(request: Request, ok: bool, done: str, token: str = "") -> Response:
@@ -449,7 +450,7 @@ def _rated(form: Any) -> bool:
     """Rated or friendly, from the creation form (LobbyError for anything else)."""
     kind = str(form.get("rating", "friendly"))
     if kind not in ("rated", "friendly"):
-        raise LobbyError("A table is rated or friendly.")
+        raise LobbyError(_("A table is rated or friendly."))
     return kind == "rated"
 
 
@@ -475,10 +476,10 @@ def _own_seat(request: Request, game_id: int, csrf_token: str) -> tuple[Any, int
     svc = services(request)
     game = svc.lobby.get(game_id)
     if game is None:
-        raise HTTPException(404, "No such game.")
+        raise HTTPException(404, _("No such game."))
     seat = svc.lobby.seat_of(game_id, user.id)
     if seat is None:
-        raise HTTPException(403, "You have no seat in this game.")
+        raise HTTPException(403, _("You have no seat in this game."))
     return game, seat
 
 
@@ -500,7 +501,7 @@ def take_holiday(request: Request, game_id: int, csrf_token: Annotated[str, Form
     try:
         services(request).clocks.pause(game_id, seat, int(days))
     except ValueError as exc:
-        message = str(exc) if isinstance(exc, ClockRefused) else "Give a whole number of days."
+        message = str(exc) if isinstance(exc, ClockRefused) else _("Give a whole number of days.")
         raise HTTPException(409, message) from None
     return redirect(f"/games/{game_id}")
 
@@ -521,6 +522,6 @@ def set_time_zone(request: Request, fields: Fields) -> Response:
     check_csrf(request, user, fields.get("csrf_token"))
     zone = _field(fields, "time_zone")
     if not valid_zone(zone):
-        return _mail_page(request, user, error="Choose a time zone from the list.", status=400)
+        return _mail_page(request, user, error=_("Choose a time zone from the list."), status=400)
     services(request).accounts.set_time_zone(user.id, zone)
-    return _mail_page(request, user, message=f"Time zone saved: {zone}.")
+    return _mail_page(request, user, message=_("Time zone saved: %(zone)s.", zone=zone))

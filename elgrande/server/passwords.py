@@ -23,6 +23,7 @@ from zxcvbn import zxcvbn
 from zxcvbn.frequency_lists import FREQUENCY_LISTS
 
 from .hardening import AccountLimitReached
+from .i18n import _
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 200  # argon2 takes any length; this bounds the strength estimate's work
@@ -42,14 +43,14 @@ def check_strength(password: str, name: str, min_score: int = MIN_SCORE) -> None
     """Raises WeakPassword, saying why, for a password too short, too long, common, or
     too easy to guess (zxcvbn's estimate, which also knows the account name)."""
     if len(password) < MIN_PASSWORD:
-        raise WeakPassword(f"A password needs at least {MIN_PASSWORD} characters.")
+        raise WeakPassword(_("A password needs at least %(num)s characters.", num=MIN_PASSWORD))
     if len(password) > MAX_PASSWORD:
-        raise WeakPassword(f"A password has at most {MAX_PASSWORD} characters.")
+        raise WeakPassword(_("A password has at most %(num)s characters.", num=MAX_PASSWORD))
     if password.lower() in _COMMON:
-        raise WeakPassword("That password is one of the most common ones; choose another.")
+        raise WeakPassword(_("That password is one of the most common ones; choose another."))
     if zxcvbn(password[:_ESTIMATED], user_inputs=[name])["score"] < min_score:
-        raise WeakPassword("That password is too easy to guess; a few unrelated words make "
-                           "a strong one.")
+        raise WeakPassword(_("That password is too easy to guess; a few unrelated words "
+                             "make a strong one."))
 
 
 class HashingBusy(AccountLimitReached):

@@ -17,6 +17,7 @@ from elgrande.matches import GameMovedOn, Match, MatchError, MatchStore
 from .bots import bot_seed
 from .commands import Command
 from .errors import LobbyError, PlayError, from_match_error
+from .i18n import _
 from .lobby import Lobby
 from .metrics import Metrics
 from .seat_views import SeatState, SeatViews
@@ -70,7 +71,7 @@ class Play:
     def resign(self, game_id: int, user: User) -> Game:
         """The user gives up their seat: a computer plays it on (LobbyError if refused)."""
         if self.resigning is None:
-            raise LobbyError("Resigning is not available here.")
+            raise LobbyError(_("Resigning is not available here."))
         game = self.resigning.resign(game_id, user)
         if self.clocks is not None:
             self.clocks.settle(game_id, force=True)  # the resigned seat's clock stops
@@ -84,16 +85,16 @@ class Play:
 
     def _act(self, game: Game, seat: int, command: Command) -> SeatState:
         if game.match_id is None:
-            raise PlayError("not_started", "this game has not started")
+            raise PlayError("not_started", _("this game has not started"))
         mid = game.match_id
         # A commit from a seat whose player resigned (seen by a process that still
         # remembers it as theirs) is refused: the stand-in plays that seat now.
         commits = command.kind == "finish" or command.commits_at_once
         if commits and self.resigning is not None and self.resigning.has_resigned(game.id, seat):
-            raise PlayError("resigned", "You have resigned this game.")
+            raise PlayError("resigned", _("You have resigned this game."))
         if commits and self.lobby.status_of(game.id) in STOPPED:
             # Read now: the page's copy of the game is as old as the page.
-            raise PlayError("stopped", "This game was stopped: nothing more can be played.")
+            raise PlayError("stopped", _("This game was stopped: nothing more can be played."))
         if self._clocked(game) and self.clocks is not None and self.clocks.is_away(game.id, seat):
             # Back after the clock ran out: acting takes the seat back from the computer
             # (a turn it is thinking out is then refused; one it committed stands, and

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from .errors import LobbyError
 from .hardening.limits import client_address
+from .i18n import _
 from .lobby_caps import CapReached
 from .pages import lobby_page
 from .profiles import FILTERS, MAX_PAGE, PageLimits, Profiles
@@ -46,10 +47,10 @@ def ranking(request: Request, page: Page = 1) -> Response:
 def profile(request: Request, name: str) -> Response:
     user = current_user(request)
     if len(name) > 64:
-        raise HTTPException(404, "There is no player of that name.")
+        raise HTTPException(404, _("There is no player of that name."))
     found = _profiles(request, user).profile(name)
     if found is None:
-        raise HTTPException(404, "There is no player of that name.")
+        raise HTTPException(404, _("There is no player of that name."))
     return render(request, "profile.html", user=user, player=found,
                   mine=user is not None and user.name == found["name"])
 
@@ -60,7 +61,8 @@ def my_games(request: Request, show: str = "all", page: Page = 1) -> Response:
     if user is None:
         return redirect("/login?next=/my-games")
     if show not in FILTERS:
-        raise HTTPException(400, f"Unknown filter {show!r}: use one of {', '.join(FILTERS)}.")
+        raise HTTPException(400, _("Unknown filter %(filter)s: use one of %(filters)s.",
+                                   filter=repr(show), filters=", ".join(FILTERS)))
     profiles = _profiles(request, user)
     svc = services(request)
     running = profiles.running(user, rated_only=show == "rated") if show != "finished" else []
@@ -90,7 +92,7 @@ def again(request: Request, game_id: int, csrf_token: Annotated[str, Form()] = "
         game = play_again(svc.lobby, svc.clocks, game_id, user, address)
     except LobbyError as exc:
         if svc.lobby.get(game_id) is None:
-            raise HTTPException(404, "No such game.") from None
+            raise HTTPException(404, _("No such game.")) from None
         status = 429 if isinstance(exc, CapReached) else 409
         return lobby_page(request, user, str(exc), status)
     return redirect(f"/games/{game.id}")

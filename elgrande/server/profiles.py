@@ -23,7 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from elgrande.rules import ALL_CARDS
 
 from .accounts import FORMER_PLAYER, user_named
+from .bots import LEVEL_NAMES
 from .hardening.limits import Limiter
+from .i18n import _
 from .lobby import Lobby
 from .ratings import PROVISIONAL_GAMES, aware, display, spread
 from .tables import (
@@ -66,7 +68,8 @@ class PageLimits:
             wait = self.limiter.retry_after(bucket, self.per_minute)
             if wait > 0:
                 seconds = int(wait) + 1
-                raise HTTPException(429, f"Too many pages loaded lately; try again in {seconds} s.",
+                raise HTTPException(429, _("Too many pages loaded lately; try again in "
+                                            "%(seconds)s s.", seconds=seconds),
                                     headers={"Retry-After": str(seconds)})
         for bucket in buckets:
             self.limiter.hit(bucket)
@@ -126,8 +129,9 @@ def chart(history: list[RatingHistory], width: int = 600, height: int = 180) -> 
 
 def _seat_name(kind: str, name: str | None, level: str | None) -> str:
     if kind == "bot":
-        return f"Computer ({level or 'random'})"
-    return name or FORMER_PLAYER
+        return _("Computer (%(level)s)",
+                 level=_(LEVEL_NAMES.get(level or "random", level or "random")))
+    return name or _(FORMER_PLAYER)
 
 
 class Profiles:

@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.matches import MatchStore
 
+from .i18n import _
 from .periodic import Periodic
 from .tables import (
     BotRating,
@@ -83,10 +84,11 @@ def ineligible(user: User, now: datetime | None = None) -> str | None:
     """Why ``user`` may not play rated games (None: they may): registered accounts at
     least a day old only, so fresh accounts cannot be made to feed a rating."""
     if user.is_guest or user.password_hash is None:
-        return f"{user.name} plays as a guest: rated games are for registered players."
+        return _("%(name)s plays as a guest: rated games are for registered players.",
+                 name=user.name)
     if aware(user.created_at) > (now or utcnow()) - MIN_ACCOUNT_AGE:
-        return (f"{user.name}'s account is less than a day old: rated games are for "
-                "accounts at least a day old.")
+        return _("%(name)s's account is less than a day old: rated games are for "
+                 "accounts at least a day old.", name=user.name)
     return None
 
 
@@ -376,7 +378,7 @@ def anchor_offset(pool: dict[str, tuple[float, float, int]],
         before = [players[who] if isinstance(who, int) else anchored[who] for who, _ in seats]
         after = rate(before, [place for _, place in seats])
         moved: dict[str, list[tuple[float, float]]] = {}
-        for (who, _), new in zip(seats, after, strict=True):
+        for (who, _place), new in zip(seats, after, strict=True):
             if isinstance(who, str):
                 moved.setdefault(who, []).append(new)
         for level, news in moved.items():  # two seats of one level: their mean

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .clocks import ClockKeeper
 from .errors import LobbyError
+from .i18n import _
 from .lobby import UNKNOWN_ADDRESS, Lobby, SeatSpec
 from .tables import Game, User
 
@@ -34,12 +35,12 @@ def play_again(lobby: Lobby, clocks: ClockKeeper, game_id: int, user: User,
     """The new waiting game (LobbyError, nothing created, if refused)."""
     game = lobby.get(game_id)
     if game is None:
-        raise LobbyError("No such game.")
+        raise LobbyError(_("No such game."))
     seats = lobby.seats(game_id)
     if not any(s["user_id"] == user.id for s in seats):
-        raise LobbyError("Only the players of a game can play it again.")
+        raise LobbyError(_("Only the players of a game can play it again."))
     if game.status != "finished":
-        raise LobbyError("Only a finished game can be played again.")
+        raise LobbyError(_("Only a finished game can be played again."))
     return lobby.create(user, game.players, game.rounds, seat_specs(seats, user), address,
                         clock=clocks.rules_of(game_id), rated=game.rated,
                         rules=game.rules or "yucata")

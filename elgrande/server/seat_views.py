@@ -19,7 +19,7 @@ from elgrande.matches import Match, MatchStore, draft_version
 from elgrande.rules import Action, Event, State, apply, new_game
 
 from .errors import PlayError
-from .i18n import current
+from .i18n import _, current
 from .lobby import Lobby
 from .present import EntryLines, entry_lines, hidden_secrets, move_log, present, seat_names
 from .tables import Game
@@ -119,7 +119,7 @@ class SeatViews:
 
     def match(self, game: Game) -> Match:
         if game.match_id is None:
-            raise PlayError("not_started", "this game has not started")
+            raise PlayError("not_started", _("this game has not started"))
         return self.store.load(game.match_id)
 
     def snapshot(self, game: Game, seat: int | None) -> dict[str, Any]:
@@ -128,7 +128,7 @@ class SeatViews:
     def seat_state(self, game: Game, seat: int | None) -> SeatState:
         """What ``seat`` (None: a spectator) is shown now."""
         if game.match_id is None:
-            raise PlayError("not_started", "this game has not started")
+            raise PlayError("not_started", _("this game has not started"))
         # Only this seat's draft is read: no other seat's draft is ever in the view.
         return self.view_of(game, self.store.load_seat(game.match_id, seat), seat)
 

@@ -30,6 +30,7 @@ from elgrande.matches.tables import DraftRow, MatchRow
 from elgrande.rules import State
 
 from .errors import LobbyError
+from .i18n import _
 from .lobby import Lobby
 from .periodic import Periodic
 from .tables import Game, Seat, User, utcnow
@@ -53,17 +54,17 @@ class Resign:
             # Locked (PostgreSQL): two resignations cannot both think a human is left.
             game = db.get(Game, game_id, with_for_update=True)
             if game is None:
-                raise LobbyError("No such game.")
+                raise LobbyError(_("No such game."))
             seat = db.scalar(select(Seat).where(Seat.game_id == game_id, Seat.user_id == user.id))
             if seat is None:
-                raise LobbyError("You have no seat in this game.")
+                raise LobbyError(_("You have no seat in this game."))
             if seat.resigned_seq is not None:
-                raise LobbyError("You have already resigned this game.")
+                raise LobbyError(_("You have already resigned this game."))
             if game.status in ("lobby", "starting"):
-                raise LobbyError("This game has not started: leave it instead.")
+                raise LobbyError(_("This game has not started: leave it instead."))
             match = db.get(MatchRow, game.match_id) if game.match_id else None
             if game.status != "active" or match is None or match.over:
-                raise LobbyError("This game is over.")
+                raise LobbyError(_("This game is over."))
             # The draft goes first: nobody (not the stand-in either) builds on it.
             db.execute(delete(DraftRow).where(DraftRow.match_id == match.id,
                                               DraftRow.seat == seat.seat))

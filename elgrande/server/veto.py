@@ -39,6 +39,7 @@ from elgrande.rules import State, to_act
 from elgrande.rules.state import VETO
 
 from .errors import PlayError
+from .i18n import _
 from .lobby import Lobby
 from .tables import Game, VetoPreference, VetoWait
 
@@ -241,18 +242,18 @@ class VetoWatch:
         "none" (ask me again). Refused (PlayError, nothing stored) when malformed or
         meaningless; a window open for the seat is then answered at once."""
         if not isinstance(scope, str) or scope not in SCOPES:
-            raise PlayError("bad_request", "Choose 'turn', 'round' or 'none'.")
+            raise PlayError("bad_request", _("Choose 'turn', 'round' or 'none'."))
         game = self.lobby.get(game_id)
         if game is None or game.match_id is None or game.status != "active":
-            raise PlayError("not_started", "This game is not running.")
+            raise PlayError("not_started", _("This game is not running."))
         match = self.store.load_seat(game.match_id, None)
         state = match.state
         if state.veto is None:
-            raise PlayError("no_veto", "This table plays without the Veto cards.")
+            raise PlayError("no_veto", _("This table plays without the Veto cards."))
         if not isinstance(seat, int) or not 0 <= seat < state.n:
-            raise PlayError("spectator", "Only a player of this game chooses this.")
+            raise PlayError("spectator", _("Only a player of this game chooses this."))
         if scope == "turn" and state.active < 0:
-            raise PlayError("no_turn", "No action turn is running now: choose the round.")
+            raise PlayError("no_turn", _("No action turn is running now: choose the round."))
         with self._sessions.begin() as db:
             found = db.get(VetoPreference, (game_id, seat), with_for_update=True)
             if scope == "none":

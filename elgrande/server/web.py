@@ -8,6 +8,7 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
+from .i18n import _
 from .i18n.negotiate import LANG_COOKIE, LANG_MAX_AGE
 from .security import (
     BROWSER_COOKIE,
@@ -45,7 +46,7 @@ def current_user(conn: HTTPConnection) -> User | None:
 def require_user(request: Request) -> User:
     user = current_user(request)
     if user is None:
-        raise HTTPException(status_code=401, detail="Log in first.")
+        raise HTTPException(status_code=401, detail=_("Log in first."))
     return user
 
 
@@ -74,7 +75,7 @@ def check_csrf(request: Request, user: User | None, token: str | None) -> None:
     token = token or request.headers.get(CSRF_HEADER)
     if not services(request).signer.check_csrf(token, _session_of(user),
                                                request.cookies.get(BROWSER_COOKIE)):
-        raise HTTPException(status_code=403, detail="Invalid or missing CSRF token; reload the page and try again.")
+        raise HTTPException(status_code=403, detail=_("Invalid or missing CSRF token; reload the page and try again."))
 
 
 def log_in(response: Response, request: Request, user: User) -> Response:
@@ -116,12 +117,12 @@ async def single_fields(request: Request) -> dict[str, str]:
     form = await request.form()
     repeated = sorted(key for key in form.keys() if len(form.getlist(key)) > 1)
     if repeated:
-        raise HTTPException(400, f"The field '{repeated[0]}' is sent more than once; send "
-                                 "each field once.")
+        raise HTTPException(400, _("The field '%(name)s' is sent more than once; send "
+                                   "each field once.", name=repeated[0]))
     fields: dict[str, str] = {}
     for key, value in form.items():
         if not isinstance(value, str):
-            raise HTTPException(400, f"The field '{key}' must be text, not a file.")
+            raise HTTPException(400, _("The field '%(name)s' must be text, not a file.", name=key))
         fields[key] = value
     return fields
 

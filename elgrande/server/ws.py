@@ -37,6 +37,7 @@ from .commands import Command, parse_command
 from .errors import PlayError
 from .hardening.errors import DATABASE_UNAVAILABLE, UNAVAILABLE_MESSAGE, database_problem
 from .hardening.limits import client_address
+from .i18n import _
 from .live import Change
 from .logs import request_id
 from .seat_views import to_json, view_key
@@ -227,7 +228,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
                 # send it again (a lost socket would reconnect and drop the move silently).
                 log.warning("database unavailable for a game command: %s", database_problem(exc))
                 await websocket.send_json({"type": "error", "code": "unavailable",
-                                           "message": UNAVAILABLE_MESSAGE, "ack": ack})
+                                           "message": _(UNAVAILABLE_MESSAGE), "ack": ack})
     except WebSocketDisconnect:
         pass
     finally:
@@ -253,7 +254,7 @@ async def _chat(websocket: WebSocket, svc: Any, game: Any, user: Any, seat: int 
         return
     try:
         if user is None or game.match_id is None:
-            raise ChatRefused("spectator", "Only the players of this game write in its chat.")
+            raise ChatRefused("spectator", _("Only the players of this game write in its chat."))
         await run_in_threadpool(svc.chat.post, game, user, seat, text,
                                 client_address(websocket.scope))
     except ChatRefused as exc:
@@ -299,7 +300,7 @@ async def _command(svc: Any, game: Any, seat: int | None, command: Command
     """Carries out one command: (the seat's view after it, None), or (None, the
     refusal) when it was refused."""
     if seat is None:
-        return None, PlayError("spectator", "spectators cannot act in this game")
+        return None, PlayError("spectator", _("spectators cannot act in this game"))
     try:
         shown = await run_in_threadpool(svc.play.act, game, seat, command)
     except PlayError as exc:

@@ -161,7 +161,10 @@ def test_holidays_from_the_page(client: TestClient, anna: As, bert: As) -> None:
     game_id = daily_game(anna, bert, holiday_days="3")
     assert 'id="holiday-form"' in anna.get(f"/games/{game_id}").text
     too_long = anna.post(f"/games/{game_id}/holiday", data={"csrf_token": anna.csrf(), "days": "4"})
-    assert too_long.status_code == 409 and "3 day(s) of holiday left" in too_long.text
+    assert too_long.status_code == 409 and "3 days of holiday left" in too_long.text
+    german = anna.post(f"/games/{game_id}/holiday", headers={"accept-language": "de"},
+                       data={"csrf_token": anna.csrf(), "days": "4"})
+    assert german.status_code == 409 and "Du hast in dieser Partie noch 3 Tage Urlaub." in german.text
     bad = anna.post(f"/games/{game_id}/holiday", data={"csrf_token": anna.csrf(), "days": "x"})
     assert bad.status_code == 409 and "whole number" in bad.text
     ok = anna.post(f"/games/{game_id}/holiday", data={"csrf_token": anna.csrf(), "days": "2"})

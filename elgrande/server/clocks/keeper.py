@@ -34,6 +34,7 @@ from elgrande.matches import Match, MatchEvent, MatchStore, TurnRefused
 from elgrande.matches.tables import CommitRow, MatchRow
 from elgrande.rules import to_act
 
+from ..i18n import _, ngettext
 from ..lobby import Lobby
 from ..tables import Game, GameClock, Seat, SeatClockRow, StandInTurn, User
 from . import bank
@@ -452,23 +453,24 @@ class ClockKeeper:
         with self._reads() as db:
             rules_dict = db.scalar(select(GameClock.rules).where(GameClock.game_id == game_id))
         if rules_dict is None:
-            raise ClockRefused("This game has no clock.")
+            raise ClockRefused(_("This game has no clock."))
         rules = ClockRules.from_dict(rules_dict)
         if not rules.holiday_days:
-            raise ClockRefused("This table allows no holidays.")
+            raise ClockRefused(_("This table allows no holidays."))
         with self._sessions.begin() as db:
             row = db.get(SeatClockRow, (game_id, seat), with_for_update=True)
             if row is None:
-                raise ClockRefused("Your clock has not started yet.")
+                raise ClockRefused(_("Your clock has not started yet."))
             if row.away_since is not None:
-                raise ClockRefused("A computer is playing for you: take your seat back first.")
+                raise ClockRefused(_("A computer is playing for you: take your seat back first."))
             paused = aware(row.paused_until)
             if paused is not None and paused > now:
-                raise ClockRefused("You are already on holiday in this game.")
+                raise ClockRefused(_("You are already on holiday in this game."))
             left = rules.holiday_days * 86400 - row.holiday_used
             if days < 1 or days * 86400 > left + 1:
-                raise ClockRefused(f"You have {int(left // 86400)} day(s) of holiday left "
-                                   "in this game.")
+                raise ClockRefused(ngettext("You have %(num)s day of holiday left in this game.",
+                                            "You have %(num)s days of holiday left in this game.",
+                                            int(left // 86400)))
             until = now + timedelta(days=days)
             user_id = self._user_of(db, game_id, seat)
             zone = self._zones(db, [user_id] if user_id else []).get(user_id or 0, ZoneInfo("UTC"))

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..bots import BOT_LEVELS
 from ..errors import LobbyError
+from ..i18n import N_, _
 
 MINUTE = 60
 HOUR = 60 * MINUTE
@@ -60,21 +61,22 @@ def _daily(name: str, moves: int) -> ClockRules:
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("none", "No clock", "Among friends: nobody is ever hurried, and nobody is "
-           "replaced.", None),
-    Preset("live", "Live: 3 minutes a turn",
-           "3 minutes per turn, 5 in the bank to start, at most 10 in the bank.",
+    # Labels and descriptions are translated where they are shown (_(p.label)).
+    Preset("none", N_("No clock"), N_("Among friends: nobody is ever hurried, and nobody "
+                                      "is replaced."), None),
+    Preset("live", N_("Live: 3 minutes a turn"),
+           N_("3 minutes per turn, 5 in the bank to start, at most 10 in the bank."),
            ClockRules("live", per_turn=3 * MINUTE, initial=5 * MINUTE, cap=10 * MINUTE,
                       remind_before=0, stand_in="medium")),
-    Preset("daily-1", "Daily: 1 move a day",
-           "24 hours per turn, 2 days in the bank to start, at most 5 days; a reminder "
-           "4 hours before the deadline.", _daily("daily-1", 1)),
-    Preset("daily-2", "Daily: 2 moves a day",
-           "12 hours per turn, 1 day in the bank to start, at most 2.5 days; a reminder "
-           "2 hours before the deadline.", _daily("daily-2", 2)),
-    Preset("daily-3", "Daily: 3 moves a day",
-           "8 hours per turn, 16 hours in the bank to start, at most 2 days; a reminder "
-           "80 minutes before the deadline.", _daily("daily-3", 3)),
+    Preset("daily-1", N_("Daily: 1 move a day"),
+           N_("24 hours per turn, 2 days in the bank to start, at most 5 days; a reminder "
+              "4 hours before the deadline."), _daily("daily-1", 1)),
+    Preset("daily-2", N_("Daily: 2 moves a day"),
+           N_("12 hours per turn, 1 day in the bank to start, at most 2.5 days; a reminder "
+              "2 hours before the deadline."), _daily("daily-2", 2)),
+    Preset("daily-3", N_("Daily: 3 moves a day"),
+           N_("8 hours per turn, 16 hours in the bank to start, at most 2 days; a reminder "
+              "80 minutes before the deadline."), _daily("daily-3", 3)),
 )}
 DEFAULT_PRESET = "none"
 
@@ -85,39 +87,44 @@ def table_clock(preset: str, *, stand_in: str | None = None, hours: tuple[int, i
     to do, when a choice is not allowed)."""
     found = PRESETS.get(preset)
     if found is None:
-        raise LobbyError(f"Unknown pace {preset!r}: choose one of {', '.join(PRESETS)}.")
+        raise LobbyError(_("Unknown pace %(pace)s: choose one of %(paces)s.",
+                            pace=repr(preset), paces=", ".join(PRESETS)))
     rules = found.rules
     if rules is None:
         if hours is not None or holiday_days:
-            raise LobbyError("Playing hours and holidays need a clock: choose a pace.")
+            raise LobbyError(_("Playing hours and holidays need a clock: choose a pace."))
         return None
     if stand_in is not None:
         if stand_in not in BOT_LEVELS:
-            raise LobbyError(f"Unknown computer opponent level {stand_in!r}.")
+            raise LobbyError(_("Unknown computer opponent level %(level)s.",
+                               level=repr(stand_in)))
         rules = replace(rules, stand_in=stand_in)
     if hours is not None:
         start, end = hours
         if not rules.daily:
-            raise LobbyError("Playing hours are for daily tables only.")
+            raise LobbyError(_("Playing hours are for daily tables only."))
         if not (0 <= start < end <= 24 and end - start >= 4):
-            raise LobbyError("Playing hours run from one whole hour to a later one, at "
-                             "least 4 hours apart (for example 8 to 22).")
+            raise LobbyError(_("Playing hours run from one whole hour to a later one, at "
+                               "least 4 hours apart (for example 8 to 22)."))
         rules = replace(rules, hours=(start, end))
     if holiday_days is not None:
         if not 0 <= holiday_days <= 30:
-            raise LobbyError("Holidays are 0 to 30 days per player.")
+            raise LobbyError(_("Holidays are 0 to 30 days per player."))
         if holiday_days and not rules.daily:
-            raise LobbyError("Holidays are for daily tables only.")
+            raise LobbyError(_("Holidays are for daily tables only."))
         rules = replace(rules, holiday_days=holiday_days)
     return rules
 
 
 def duration(seconds: float) -> str:
-    """Time left as players read it: "2 d 4 h", "3 h 05 min", "2:07"."""
+    """Time left as players read it, in the current language: "2 d 4 h", "3 h 05 min",
+    "2:07"."""
     s = max(0, int(seconds))
     days, hours, minutes = s // DAY, (s % DAY) // HOUR, (s % HOUR) // MINUTE
     if days:
-        return f"{days} d {hours} h"
+        # TRANSLATORS: a clock's time left, short: days and hours ("2 d 4 h").
+        return _("%(days)s d %(hours)s h", days=days, hours=hours)
     if hours:
-        return f"{hours} h {minutes:02d} min"
+        # TRANSLATORS: a clock's time left, short: hours and minutes ("3 h 05 min").
+        return _("%(hours)s h %(minutes)s min", hours=hours, minutes=str(minutes).zfill(2))
     return f"{minutes}:{s % MINUTE:02d}"

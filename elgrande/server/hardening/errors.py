@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from ..i18n import N_, _
 from .limits import AccountLimitReached
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ try:  # psycopg is the optional "postgres" extra
     DATABASE_UNAVAILABLE += (psycopg.OperationalError, psycopg.InterfaceError)
 except ImportError:  # pragma: no cover
     pass
-UNAVAILABLE_MESSAGE = "The database is unavailable at the moment; please try again shortly."
+UNAVAILABLE_MESSAGE = N_("The database is unavailable at the moment; please try again shortly.")
 
 
 def database_problem(exc: BaseException) -> str:
@@ -56,7 +57,7 @@ def _account_limit_reached(request: Request, exc: Exception) -> Response:
 def _database_unavailable(request: Request, exc: Exception) -> Response:
     log.warning("database unavailable for %s %s: %s", request.method, request.url.path,
                 database_problem(exc))
-    message = UNAVAILABLE_MESSAGE
+    message = _(UNAVAILABLE_MESSAGE)
     headers = {"retry-after": "5"}
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": {"code": "unavailable", "message": message}},

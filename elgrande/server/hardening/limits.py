@@ -15,6 +15,8 @@ from typing import Any, Literal, Protocol
 
 from fastapi import Request
 
+from ..i18n import N_, _, ngettext
+
 log = logging.getLogger(__name__)
 
 
@@ -172,19 +174,23 @@ class AccountLimits:
         wait = self.limiter.retry_after(key, limit)
         if wait > 0:
             seconds = int(wait) + 1
-            what = {"registration": "new accounts", "guest": "guest accounts",
-                    "password reset": "password reset requests"}[kind]
             log.info("account creation limit reached: %s from %s", kind, client)
-            raise AccountLimitReached(
-                f"Too many {what} from your address; try again in {_duration(seconds)}.",
-                seconds)
+            raise AccountLimitReached(_(_TOO_MANY[kind], wait=_duration(seconds)), seconds)
         self.limiter.hit(key)
+
+
+_TOO_MANY = {
+    "registration": N_("Too many new accounts from your address; try again in %(wait)s."),
+    "guest": N_("Too many guest accounts from your address; try again in %(wait)s."),
+    "password reset": N_("Too many password reset requests from your address; try again "
+                         "in %(wait)s."),
+}
 
 
 def _duration(seconds: int) -> str:
     if seconds < 120:
-        return f"{seconds} seconds"
-    return f"{math.ceil(seconds / 60)} minutes"
+        return ngettext("%(num)s second", "%(num)s seconds", seconds)
+    return ngettext("%(num)s minute", "%(num)s minutes", math.ceil(seconds / 60))
 
 
 # ------------------------------------------------------------------------ logins
@@ -220,18 +226,20 @@ class LoginLimits:
         LoginLimitReached (counting nothing) if one of the limits is reached."""
         checks = (
             (f"login:failed:{client}:{key}", self.failures_per_name,
-             "Too many failed logins for this name"),
-            (f"login:failed:{client}", self.failures_per_client, "Too many failed logins"),
+             N_("Too many failed logins for this name; try again in %(wait)s.")),
+            (f"login:failed:{client}", self.failures_per_client,
+             N_("Too many failed logins; try again in %(wait)s.")),
             (f"login:tried:{client}", self.attempts_per_client,
-             "Too many logins from your address"),
-            (f"login:ok:{key}", self.logins_per_account, "Too many logins to this account"),
+             N_("Too many logins from your address; try again in %(wait)s.")),
+            (f"login:ok:{key}", self.logins_per_account,
+             N_("Too many logins to this account; try again in %(wait)s.")),
         )
         for bucket, limit, what in checks:
             wait = self.limiter.retry_after(bucket, limit)
             if wait > 0:
                 seconds = int(wait) + 1
                 log.info("login limit reached: %s", bucket)
-                raise LoginLimitReached(f"{what}; try again in {_duration(seconds)}.", seconds)
+                raise LoginLimitReached(_(what, wait=_duration(seconds)), seconds)
         self.limiter.hit(f"login:tried:{client}")
 
     def failed(self, key: str, client: str) -> None:
@@ -261,10 +269,10 @@ class LookupLimits:
             wait = self.limiter.retry_after(bucket, max(1, limit - count + 1))
             if wait > 0:
                 seconds = int(wait) + 1
-                raise LoginLimitReached("Too many invitations by name lately; try again in "
-                                        f"{_duration(seconds)}.", seconds)
+                raise LoginLimitReached(_("Too many invitations by name lately; try again "
+                                          "in %(wait)s.", wait=_duration(seconds)), seconds)
         for bucket, _limit in buckets:
-            for _ in range(count):
+            for _hit in range(count):
                 self.limiter.hit(bucket)
 
 

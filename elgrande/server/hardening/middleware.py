@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..i18n import N_, _
 from .headers import security_headers
 from .limits import Limits
 
@@ -24,8 +25,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _CODES = {403: "cross_origin", 413: "too_large", 429: "rate_limited"}
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
-CROSS_ORIGIN = ("Refused: this request came from another site (its Origin or Referer is not "
-                "this server). Use the form on this site.")
+CROSS_ORIGIN = N_("Refused: this request came from another site (its Origin or Referer is "
+                  "not this server). Use the form on this site.")
 
 
 def same_origin(scope: Scope) -> bool:
@@ -91,7 +92,7 @@ class HardeningMiddleware:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
         if HUGE_NUMBER.search(path):  # no id is that long; the database could not take it
-            await _respond(self._with_headers(send), 404, "Not found.",
+            await _respond(self._with_headers(send), 404, _("Not found."),
                            json_body=path.startswith("/api/"))
             return
         private = not path.startswith("/static/")
@@ -113,7 +114,8 @@ class HardeningMiddleware:
         length = dict(scope.get("headers", [])).get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.limits.max_body:
             await _respond(send_with_headers, 413,
-                           f"Request body too large (at most {self.limits.max_body} bytes).",
+                           _("Request body too large (at most %(num)s bytes).",
+                             num=self.limits.max_body),
                            json_body=wants_json)
             return
 
@@ -127,14 +129,15 @@ class HardeningMiddleware:
             nonlocal answered
             if not started and not answered:
                 await _respond(send_with_headers, 413,
-                               f"Request body too large (at most {self.limits.max_body} bytes).",
+                               _("Request body too large (at most %(num)s bytes).",
+                             num=self.limits.max_body),
                                json_body=wants_json)
             answered = True
             return {"type": "http.disconnect"}  # the app stops reading: the client "left"
 
         if scope.get("method") in UNSAFE and not same_origin(scope):
             # A cross-site form or script: refused before anything reads its body.
-            await _respond(send_with_headers, 403, CROSS_ORIGIN, json_body=wants_json)
+            await _respond(send_with_headers, 403, _(CROSS_ORIGIN), json_body=wants_json)
             return
         try:
             await self.app(scope, self._bounded_receive(receive, too_large), guarded_send)

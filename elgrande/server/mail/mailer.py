@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from elgrande.matches import MatchEvent, MatchStore
 
 from ..accounts import user_named
+from ..i18n import _, current, using
 from ..lobby import Lobby
 from ..tables import Game, MailOutbox, MailTurn, User
 from . import texts
@@ -72,7 +73,7 @@ class Mailer:
         """Sets (or, empty, removes) the player's address; a new one gets a confirmation
         link and nothing else until it is confirmed. True when a link was sent."""
         if user.is_guest:
-            raise MailRefused("Guests cannot receive emails: register first.")
+            raise MailRefused(_("Guests cannot receive emails: register first."))
         email = email.strip()
         if not email:
             with self.sessions.begin() as db:
@@ -80,7 +81,7 @@ class Mailer:
                 row.email, row.email_confirmed = None, False
             return False
         if len(email) > 254 or not EMAIL.match(email):
-            raise MailRefused("That does not look like an email address.")
+            raise MailRefused(_("That does not look like an email address."))
         with self.sessions.begin() as db:
             row = db.get_one(User, user.id, with_for_update=True)
             if row.email == email and row.email_confirmed:
@@ -88,11 +89,13 @@ class Mailer:
             limit = self.confirmations_per_day
             if (self.outbox.recent(db, "confirm", user_id=user.id) >= limit
                     or self.outbox.recent(db, "confirm", to=email.lower()) >= limit):
-                raise MailRefused("Too many confirmation emails today; try again tomorrow.", 429)
+                raise MailRefused(_("Too many confirmation emails today; try again tomorrow."),
+                                  429)
             row.email, row.email_confirmed = email, False
             _drop_notices(db, user.id)  # nothing more for the old address
             link = f"{self.base_url}/email/confirm/{self.tokens.confirm(user.id, email)}"
-            subject, body = texts.confirm(row.name, link)
+            with using(language_of(row)):
+                subject, body = texts.confirm(row.name, link)
             # The address is counted lower-cased: case variants are one mailbox.
             self.outbox.queue(db, user_id=user.id, kind="confirm", to=email.lower(),
                               subject=subject, body=body)
@@ -130,7 +133,8 @@ class Mailer:
             if self.outbox.recent(db, "reset", user_id=user.id) >= self.confirmations_per_day:
                 return
             link = f"{self.base_url}/password/reset/{self.tokens.reset(user.id, reset_fingerprint(user))}"
-            subject, body = texts.reset(user.name, link)
+            with using(language_of(user)):
+                subject, body = texts.reset(user.name, link)
             self.outbox.queue(db, user_id=user.id, kind="reset", to=user.email, subject=subject,
                               body=body)
         self._wake.set()
@@ -149,7 +153,7 @@ class Mailer:
 
     def set_preference(self, user: User, preference: str) -> None:
         if preference not in PREFERENCES:
-            raise MailRefused("Choose one of the offered preferences.")
+            raise MailRefused(_("Choose one of the offered preferences."))
         with self.sessions.begin() as db:
             db.get_one(User, user.id).email_pref = preference
 
@@ -219,18 +223,18 @@ class Mailer:
                     db.flush()  # another process announced it first: IntegrityError
                     user = db.get_one(User, seats[seat]["user_id"])
                     if _wants(user, "turn"):
-                        self._queue_turn(db, user, game.id,
-                                         [s["name"] for s in self.lobby.started_seats(game)
-                                          if s["seat"] != seat])
+                        self._queue_turn(db, user, game, seat)
             except IntegrityError:
                 pass
         return True
 
-    def _queue_turn(self, db: Session, user: User, game_id: int, others: list[str]) -> None:
+    def _queue_turn(self, db: Session, user: User, game: Game, seat: int) -> None:
         assert user.email is not None
         unsubscribe = self.unsubscribe_url(user.id, user.email)
-        subject, body = texts.turn(user.name, game_id, others, self._game_link(game_id),
-                                   unsubscribe)
+        with using(language_of(user)):  # the others' names too ("Computer 2 (easy)")
+            others = [s["name"] for s in self.lobby.started_seats(game) if s["seat"] != seat]
+            subject, body = texts.turn(user.name, game.id, others, self._game_link(game.id),
+                                       unsubscribe)
         self.outbox.queue(db, user_id=user.id, kind="turn", to=user.email, subject=subject,
                           body=body, unsubscribe_url=unsubscribe)
 
@@ -251,7 +255,9 @@ class Mailer:
             assert user.email is not None
             url = self.unsubscribe_url(user.id, user.email)
             make = texts.reminder if kind == "reminder" else texts.timed_out
-            subject, body = make(user.name, game_id, deadline, self._game_link(game_id), url)
+            with using(language_of(user)):
+                subject, body = make(user.name, game_id, deadline, self._game_link(game_id),
+                                     url)
             self.outbox.queue(db, user_id=user.id, kind=kind, to=user.email, subject=subject,
                               body=body, unsubscribe_url=url)
         self._wake.set()
@@ -271,8 +277,9 @@ class Mailer:
         for user in users:
             if user.email_digest_at is not None and _aware(user.email_digest_at) > now - DAY:
                 continue
-            games = [self._digest_line(g["game"], g["seat"]) for g in self.lobby.my_games(user)
-                     if g["my_turn"]]
+            with using(language_of(user)):
+                games = [self._digest_line(g["game"], g["seat"])
+                         for g in self.lobby.my_games(user) if g["my_turn"]]
             with self.sessions.begin() as db:
                 row = db.get_one(User, user.id, with_for_update=True)
                 if row.email_digest_at is not None and _aware(row.email_digest_at) > now - DAY:
@@ -281,7 +288,8 @@ class Mailer:
                 if games and _wants(row, "digest"):
                     assert row.email is not None
                     url = self.unsubscribe_url(row.id, row.email)
-                    subject, body = texts.digest(row.name, games, url)
+                    with using(language_of(row)):
+                        subject, body = texts.digest(row.name, games, url)
                     self.outbox.queue(db, user_id=row.id, kind="digest", to=row.email,
                                       subject=subject, body=body, unsubscribe_url=url)
                     queued += 1
@@ -325,6 +333,13 @@ def reset_fingerprint(user: User) -> str:
     """Changes with the password and the sessions: a used reset link is worth nothing."""
     made = f"{user.password_hash}:{user.session_generation}".encode()
     return hashlib.sha256(made).hexdigest()[:24]
+
+
+def language_of(user: User) -> str:
+    """The language of the emails to ``user``: the one chosen in the header's switch,
+    kept in the account; else the language of the request that makes the email (a
+    confirmation or a reset link), which outside a request is English."""
+    return user.language or current().code
 
 
 def _drop_notices(db: Session, user_id: int) -> None:

@@ -1,66 +1,79 @@
-"""The words of every email. Only what any seat may know goes in: the game's number,
-the players' names, whose turn it is, and links (never a draft, a hidden choice, the
-seed or the internal match id)."""
+"""The words of every email, in the current language (the mailer makes each email inside
+``i18n.using`` its recipient's language). Only what any seat may know goes in: the game's
+number, the players' names, whose turn it is, and links (never a draft, a hidden choice,
+the seed or the internal match id)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
 
+from ..i18n import _, ngettext
+
 
 def confirm(name: str, link: str) -> tuple[str, str]:
-    return ("Confirm your email address for El Grande",
-            f"Hello {name},\n\nPlease confirm that this address should receive El Grande "
-            f"notifications by opening this link (valid for two days):\n\n{link}\n\n"
-            "If you did not ask for this, ignore this email: nothing more will be sent.\n")
+    return (_("Confirm your email address for El Grande"),
+            _("Hello %(name)s,\n\nPlease confirm that this address should receive El Grande "
+              "notifications by opening this link (valid for two days):\n\n%(link)s\n\n"
+              "If you did not ask for this, ignore this email: nothing more will be sent.\n",
+              name=name, link=link))
 
 
 def _footer(unsubscribe: str) -> str:
-    return f"\n--\nNo more emails from El Grande (one click): {unsubscribe}\n"
+    return "\n--\n" + _("No more emails from El Grande (one click): %(link)s",
+                        link=unsubscribe) + "\n"
+
+
+def _with(opponents: Sequence[str]) -> str:
+    return ", ".join(opponents) or _("nobody")
 
 
 def turn(name: str, game_id: int, opponents: Sequence[str], link: str,
          unsubscribe: str) -> tuple[str, str]:
-    against = ", ".join(opponents) or "nobody"
-    return (f"El Grande game {game_id}: your turn",
-            f"Hello {name},\n\nIt is your turn in game {game_id} (with {against}).\n\n"
-            f"Open the game: {link}\n" + _footer(unsubscribe))
+    return (_("El Grande game %(game)s: your turn", game=game_id),
+            _("Hello %(name)s,\n\nIt is your turn in game %(game)s (with %(others)s).\n\n"
+              "Open the game: %(link)s\n", name=name, game=game_id,
+              others=_with(opponents), link=link) + _footer(unsubscribe))
 
 
 def digest(name: str, games: Sequence[tuple[int, Sequence[str], str]],
            unsubscribe: str) -> tuple[str, str]:
     """``games``: (number, opponents, link) of each game waiting for the player."""
-    lines = [f"- Game {number} (with {', '.join(opponents) or 'nobody'}): {link}"
+    lines = ["- " + _("Game %(game)s (with %(others)s): %(link)s", game=number,
+                      others=_with(opponents), link=link)
              for number, opponents, link in games]
-    count = len(games)
-    return (f"El Grande: {count} game{'s' if count != 1 else ''} waiting for you",
-            f"Hello {name},\n\nThese games are waiting for your move:\n\n" + "\n".join(lines)
-            + "\n" + _footer(unsubscribe))
+    return (ngettext("El Grande: %(num)s game waiting for you",
+                     "El Grande: %(num)s games waiting for you", len(games)),
+            _("Hello %(name)s,\n\nThese games are waiting for your move:\n\n", name=name)
+            + "\n".join(lines) + "\n" + _footer(unsubscribe))
 
 
 def _when(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return moment.strftime("%Y-%m-%d %H:%M UTC")  # the same in every language
 
 
 def reminder(name: str, game_id: int, deadline: datetime, link: str,
              unsubscribe: str) -> tuple[str, str]:
-    return (f"El Grande game {game_id}: your time runs out soon",
-            f"Hello {name},\n\nIt is your turn in game {game_id}, and your clock runs out at "
-            f"{_when(deadline)}. After that a computer plays your turns until you come "
-            f"back.\n\nOpen the game: {link}\n" + _footer(unsubscribe))
+    return (_("El Grande game %(game)s: your time runs out soon", game=game_id),
+            _("Hello %(name)s,\n\nIt is your turn in game %(game)s, and your clock runs out "
+              "at %(deadline)s. After that a computer plays your turns until you come "
+              "back.\n\nOpen the game: %(link)s\n", name=name, game=game_id,
+              deadline=_when(deadline), link=link) + _footer(unsubscribe))
 
 
 def timed_out(name: str, game_id: int, deadline: datetime, link: str,
               unsubscribe: str) -> tuple[str, str]:
-    return (f"El Grande game {game_id}: a computer is playing for you",
-            f"Hello {name},\n\nYour clock in game {game_id} ran out at {_when(deadline)}, so a "
-            "computer plays your turns for now. Make a move or click \"Take my seat back\" "
-            f"to play on yourself.\n\nOpen the game: {link}\n" + _footer(unsubscribe))
+    return (_("El Grande game %(game)s: a computer is playing for you", game=game_id),
+            _("Hello %(name)s,\n\nYour clock in game %(game)s ran out at %(deadline)s, so a "
+              "computer plays your turns for now. Make a move or click \"%(button)s\" to "
+              "play on yourself.\n\nOpen the game: %(link)s\n", name=name, game=game_id,
+              deadline=_when(deadline), button=_("Take my seat back"), link=link)
+            + _footer(unsubscribe))
 
 
 def reset(name: str, link: str) -> tuple[str, str]:
-    return ("Reset your El Grande password",
-            f"Hello {name},\n\nSomeone (we hope you) asked to reset the password of your El "
-            f"Grande account. Open this link within an hour to choose a new one (it works "
-            f"once):\n\n{link}\n\nIf you did not ask, ignore this email: your password stays "
-            "as it is.\n")
+    return (_("Reset your El Grande password"),
+            _("Hello %(name)s,\n\nSomeone (we hope you) asked to reset the password of your "
+              "El Grande account. Open this link within an hour to choose a new one (it "
+              "works once):\n\n%(link)s\n\nIf you did not ask, ignore this email: your "
+              "password stays as it is.\n", name=name, link=link))
