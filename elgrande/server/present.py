@@ -29,11 +29,11 @@ from .i18n import _ as _
 
 # Okabe-Ito colours, each with a letter and an SVG pattern so no one needs to tell hues apart.
 COLOURS = (
-    {"name": "blue", "hex": "#0072B2", "letter": "B", "pattern": "stripes", "text": "#ffffff"},
-    {"name": "orange", "hex": "#E69F00", "letter": "O", "pattern": "dots", "text": "#000000"},
-    {"name": "green", "hex": "#009E73", "letter": "G", "pattern": "cross", "text": "#000000"},
-    {"name": "pink", "hex": "#CC79A7", "letter": "P", "pattern": "rings", "text": "#000000"},
-    {"name": "yellow", "hex": "#F0E442", "letter": "Y", "pattern": "zigzag", "text": "#000000"},
+    {"name": N_("blue"), "hex": "#0072B2", "letter": "B", "pattern": "stripes", "text": "#ffffff"},
+    {"name": N_("orange"), "hex": "#E69F00", "letter": "O", "pattern": "dots", "text": "#000000"},
+    {"name": N_("green"), "hex": "#009E73", "letter": "G", "pattern": "cross", "text": "#000000"},
+    {"name": N_("pink"), "hex": "#CC79A7", "letter": "P", "pattern": "rings", "text": "#000000"},
+    {"name": N_("yellow"), "hex": "#F0E442", "letter": "Y", "pattern": "zigzag", "text": "#000000"},
 )
 
 AREA_KINDS = {"recall", "place", "drop", "from", "secret", "score", "grande", "king", "evict"}
@@ -596,7 +596,7 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
     hidden_split = state.config.options.castillo_hidden
     seats = []
     for p in range(n):
-        colour = COLOURS[p]
+        colour = {**COLOURS[p], "name": _(COLOURS[p]["name"])}  # in the reader's language
         seats.append({
             "seat": p, "name": names[p], "kind": players[p]["kind"], "colour": colour,
             "score": state.scores[p], "court": state.court[p],
