@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from elgrande.rules import (
     GameConfig,
+    Options,
     apply,
     is_chance,
     is_terminal,
@@ -40,12 +41,13 @@ class GameSpec:
     chance_seed: int
     bot_seeds: tuple[int, ...]
     rounds: int = 9
+    rules: str = "yucata"  # rule set: "yucata" or "box" (Options.preset)
 
 
 def play_game(spec: GameSpec) -> GameRecord:
     """Play one whole game; each seat's bot sees only its own redacted view."""
     players = len(spec.bots)
-    config = GameConfig(players=players, rounds=spec.rounds)
+    config = GameConfig(players=players, rounds=spec.rounds, options=Options.preset(spec.rules))
     bots = [make_bot(name, seed) for name, seed in zip(spec.bots, spec.bot_seeds, strict=True)]
     chance_rng = random.Random(spec.chance_seed)
     seconds = [0.0] * players
@@ -68,8 +70,11 @@ def play_game(spec: GameSpec) -> GameRecord:
     )
 
 
-def schedule(bots: Sequence[str], games: int, seed: int, rounds: int = 9) -> list[GameSpec]:
-    """The games of a tournament: rotated seatings, a shared chance seed per rotation block."""
+def schedule(bots: Sequence[str], games: int, seed: int, rounds: int = 9,
+             rules: str = "yucata") -> list[GameSpec]:
+    """The games of a tournament: rotated seatings, a shared chance seed per rotation block,
+    under the rule set ``rules``."""
+    Options.preset(rules)  # ValueError for an unknown rule set
     n = len(bots)
     specs = []
     for g in range(games):
@@ -81,6 +86,7 @@ def schedule(bots: Sequence[str], games: int, seed: int, rounds: int = 9) -> lis
             chance_seed=derive_seed("chance", seed, block),
             bot_seeds=tuple(derive_seed("bot", seed, g, s) for s in range(n)),
             rounds=rounds,
+            rules=rules,
         ))
     return specs
 
@@ -109,8 +115,9 @@ def _iterate(specs: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
 
 
 def run_tournament(bots: Sequence[str], games: int, seed: int, workers: int = 1,
-                   rounds: int = 9, show_progress: bool = True) -> list[GameRecord]:
-    specs = schedule(bots, games, seed, rounds)
+                   rounds: int = 9, show_progress: bool = True,
+                   rules: str = "yucata") -> list[GameRecord]:
+    specs = schedule(bots, games, seed, rounds, rules)
     if not show_progress:
         return run_games(specs, workers)
     from tqdm import tqdm

@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=positive_int, default=1, metavar="W",
                    help="worker processes, 1 or more (default 1)")
     p.add_argument("--rounds", type=int, default=9, choices=(6, 9), help="game length")
+    p.add_argument("--rules", choices=("yucata", "box"), default="yucata",
+                   help="rule set: yucata (default) or box, the publisher's rules with the "
+                        "Veto cards (docs/box-rules.md)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-progress", action="store_true",
                    help="hide the progress bar (shown only on a terminal anyway)")
@@ -82,19 +85,20 @@ def tournament_command(args: argparse.Namespace) -> int:
         print(f"note: {args.games} games is not a multiple of {args.players}; "
               "seats are not perfectly balanced", file=sys.stderr)
     games = run_tournament(bots, args.games, args.seed, workers=args.workers, rounds=args.rounds,
-                           show_progress=not args.no_progress and sys.stderr.isatty())
+                           show_progress=not args.no_progress and sys.stderr.isatty(),
+                           rules=args.rules)
     summaries = summarise(games)
     if args.json:
         print(json.dumps({
             "players": args.players, "bots": bots, "games": args.games, "seed": args.seed,
-            "rounds": args.rounds,
+            "rounds": args.rounds, "rules": args.rules,
             "summary": [s.to_dict() for s in summaries],
             "results": [{"game": g.index, "bots": list(g.bots), "scores": list(g.scores)}
                         for g in games],
         }, indent=2))
     else:
         print(f"{args.games} games, {args.players} players, seed {args.seed}, "
-              f"bots {','.join(bots)}")
+              f"{args.rules} rules, bots {','.join(bots)}")
         print(format_table(summaries))
     return 0
 

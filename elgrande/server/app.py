@@ -202,6 +202,7 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
                      on_change=lambda match_id: store.broker.publish(
                          MatchEvent(match_id, -1, "veto")))
     store.broker.subscribe(veto.on_event)
+    play.veto = veto  # a window the holder's own step opens is answered by Play
     clock_thread = ClockThread(clocks, now, settings.clock_wake_seconds, veto=veto)
     starters.append(clock_thread.start)
     stoppers.append(clock_thread.stop)

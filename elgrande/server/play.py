@@ -13,6 +13,7 @@ from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.matches import GameMovedOn, Match, MatchError, MatchStore
+from elgrande.rules import parse_action
 
 from .bots import bot_seed
 from .commands import Command
@@ -26,6 +27,7 @@ from .tables import Game, User
 
 if TYPE_CHECKING:
     from .clocks import ClockKeeper
+    from .veto import VetoWatch
 
 
 STOPPED = ("abandoned", "cancelled")  # games stopped before their end (no more commits)
@@ -67,6 +69,8 @@ class Play:
         self.metrics = metrics or Metrics()
         # Resigning writes the web tables (``sessions``: the app's writes).
         self.resigning = Resign(sessions, lobby, store, stand_in_level) if sessions else None
+        # Veto windows (box rules): set by the app once built (it needs ``pass_for``).
+        self.veto: VetoWatch | None = None
 
     def resign(self, game_id: int, user: User) -> Game:
         """The user gives up their seat: a computer plays it on (LobbyError if refused)."""
@@ -112,6 +116,8 @@ class Play:
                 match = self.store.play(mid, seat, command.kind, command.action,
                                         base_seq=command.seq,
                                         within=clocks if command.kind == "finish" else None)
+            if command.kind == "step" and self.veto is not None:
+                match = self._pass_if_preferred(game, seat, match)
         except GameMovedOn as exc:
             raise from_match_error(exc, self.views.view_of(game, exc.match, seat)) from None
         except MatchError as exc:
@@ -119,6 +125,16 @@ class Play:
         if match.over:  # only a commit ends a match
             self.lobby.mark_finished(mid)
         return self.views.view_of(game, match, seat)
+
+    def _pass_if_preferred(self, game: Game, seat: int, match: Match) -> Match:
+        """A step of the seat's own that opened a veto window for the seat itself (its
+        losses to card 2c): its "no veto this turn / round" answers at once, in its draft."""
+        draft = match.drafts.get(seat)
+        assert self.veto is not None and game.match_id is not None
+        if draft is None or not self.veto.prefers_pass(game.id, seat, draft.shown_state()):
+            return match
+        return self.store.play(game.match_id, seat, "step", parse_action(f"p{seat} pass"),
+                               base_seq=match.seq)
 
     def _clocked(self, game: Game) -> bool:
         return (self.clocks is not None and game.match_id is not None

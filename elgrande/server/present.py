@@ -64,6 +64,9 @@ PROMPTS = {
     "king": N_("Choose the King's new region."),
     "tile": N_("Place or move a mobile scoreboard."),
     "evict": N_("Name the region the opponents must leave."),
+    # Box rules (docs/box-rules.md).
+    "veto": N_("Stop the rest of this special action with your Veto, or let it go on."),
+    "source": N_("Name the region your Caballeros will leave."),
 }
 
 # Each card's effect in a few words, for its face (the full text is in rules/cards.py).

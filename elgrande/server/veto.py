@@ -272,6 +272,15 @@ class VetoWatch:
 
     # -- what pages show
 
+    def prefers_pass(self, game_id: int, seat: int, state: State) -> bool:
+        """Whether the seat's "no veto" covers the window ``state`` asks it now. For a
+        window its own step opened (a loss to card 2c, still in its draft: no commit for
+        ``look`` to see), Play passes for it in the same draft."""
+        if state.phase != VETO or to_act(state) != [seat]:
+            return False
+        with self._reads() as db:
+            return holds(db.get(VetoPreference, (game_id, seat)), state)
+
     def public(self, game_id: int, match: Match | None = None) -> dict[str, Any] | None:
         """Public: the seats whose "no veto" holds now, and the open window's deadline
         (None for a table without Veto cards)."""

@@ -58,3 +58,30 @@ def test_bench_ai_command(capsys: pytest.CaptureFixture[str]) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 5
     assert all(r["iterations"] >= 10 and r["iterations_per_second"] > 0 for r in rows)
+
+
+def test_a_tournament_under_the_box_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    specs = schedule(["a", "b"], 2, seed=5, rules="box")
+    assert {s.rules for s in specs} == {"box"}
+    assert schedule(["a", "b"], 2, seed=5)[0].rules == "yucata"
+    with pytest.raises(ValueError, match="unknown rule set"):
+        schedule(["a", "b"], 2, seed=5, rules="bga")
+    code = main(["tournament", "--players", "3", "--bots", "heuristic,random,random",
+                 "--games", "3", "--seed", "1", "--rounds", "6", "--rules", "box",
+                 "--json", "--no-progress"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rules"] == "box" and len(data["results"]) == 3
+    # The same seeds under Yucata's rules play other games (11 cards in stack 2, ...).
+    yucata = run_tournament(["heuristic", "random", "random"], 3, seed=1, rounds=6,
+                            show_progress=False)
+    assert [list(g.scores) for g in yucata] != [r["scores"] for r in data["results"]]
+
+
+def test_the_tournament_command_refuses_an_unknown_rule_set(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["tournament", "--players", "2", "--bots", "random,random", "--games", "2",
+              "--rules", "bga"])
+    assert exited.value.code == 2
+    assert "argument --rules: invalid choice: 'bga'" in capsys.readouterr().err.replace('"', "'")

@@ -17,7 +17,7 @@ CHROMIUM = (os.environ.get("ELGRANDE_TEST_CHROMIUM")
             or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
             or shutil.which("chromium") or shutil.which("chromium-browser")
             or "/usr/bin/chromium")
-BUTTON_KINDS = {"deploy", "special", "end", "done", "recruit", "court", "option"}
+BUTTON_KINDS = {"deploy", "special", "end", "done", "recruit", "court", "option", "veto", "pass"}
 AREA_KINDS = {"recall", "place", "drop", "from", "score", "grande", "king", "evict", "tile", "lose"}
 
 

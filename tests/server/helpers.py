@@ -14,7 +14,12 @@ from elgrande.rules.state import GENERAL
 def advance(svc: Any, game_id: int, until: Callable[[Match], bool], seed: int = 1,
             limit: int = 5000) -> Match:
     """Plays random legal turns (each seat: steps to its boundary, then finish) until
-    `until(match)` holds for the committed match."""
+    `until(match)` holds for the committed match.
+
+    Box rules: a step that opens a veto window, and the holder's ``veto`` / ``pass``, are
+    committed at once (docs/matches.md, "Veto windows"): the seat then has nothing left to
+    finish, and the next seat to act is the holder (not the active player), then the
+    active player again, in a new draft."""
     game = svc.lobby.get(game_id)
     store = svc.store
     rng = random.Random(seed)
@@ -28,7 +33,8 @@ def advance(svc: Any, game_id: int, until: Callable[[Match], bool], seed: int = 
         view = store.view(game.match_id, seat)
         while view.legal:
             view = store.step(game.match_id, seat, choose(view.legal, rng))
-        store.finish(game.match_id, seat)
+        if view.draft and view.draft["can_finish"]:
+            store.finish(game.match_id, seat)
     raise AssertionError("condition not reached")
 
 

@@ -349,3 +349,23 @@ def test_yucata_views_are_unchanged_by_the_box_fields(svc: Services) -> None:
     assert all(p["castillo"] is not None for p in view["players"])
 
 
+
+
+def test_advance_plays_box_games_through_their_veto_windows(svc: Services) -> None:
+    """tests/server/helpers.advance answers the windows (the holder, not the active
+    player, is asked; his answer is committed at once) and plays a box game to the end."""
+    from .helpers import advance
+
+    users = [svc.accounts.guest() for _ in range(4)]
+    game = svc.lobby.create(users[0], 4, 6, [SeatSpec("me")] + [SeatSpec("open")] * 3,
+                            rules="box")
+    for user in users[1:]:
+        svc.lobby.join(game.id, user)
+    svc.lobby.start(game.id, users[0])
+    window = advance(svc, game.id, lambda m: m.state.phase == VETO, seed=2)
+    holder = to_act(window.state)[0]
+    assert holder != window.state.active and window.drafts == {}
+    match = advance(svc, game.id, lambda m: m.over, seed=2)
+    answer = match.log[window.seq].action  # the next commit: the holder's answer alone
+    assert answer.seat == holder and answer.kind in ("veto", "pass")
+    assert match.config.options.rule_set == "box"
