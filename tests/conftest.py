@@ -13,7 +13,14 @@ test-quick) runs the rest. A test is marked when
 
 from __future__ import annotations
 
-import inspect
+import os
+
+# The suite runs the pure rules engine, the reference (docs/compiled-engine.md), however
+# pytest is started (`make test` says so too); tests/rules/test_compiled.py runs the
+# compiled one in processes of its own and compares the two.
+os.environ.setdefault("ELGRANDE_ENGINE", "pure")
+
+import inspect  # noqa: E402
 import types
 from collections.abc import Iterator
 from pathlib import Path

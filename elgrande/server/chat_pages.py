@@ -21,7 +21,8 @@ class Someone(BaseModel):
 
 
 class ReportBody(BaseModel):
-    message_id: int | None = Field(None, description="the chat line reported")
+    # Bounded like the database's ids: a larger number is refused with 422, not a 500.
+    message_id: int | None = Field(None, ge=1, le=2**63 - 1, description="the chat line reported")
     name: str | None = Field(None, max_length=40, description="or: the name reported")
     reason: str = Field("", max_length=500)
 

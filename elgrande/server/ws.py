@@ -190,9 +190,14 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     pusher = asyncio.create_task(pump())
     try:
         await send_state()
-        await send_clocks()
-        await send_veto()
-        await send_chat()
+        try:
+            await send_clocks()
+            await send_veto()
+            await send_chat()
+        except DATABASE_UNAVAILABLE as exc:
+            # The page has its state: the socket stays (these come with the next change
+            # or sync), as it does when the database goes away later.
+            log.warning("database unavailable for a page's extras: %s", database_problem(exc))
         connection_id = request_id.get()
         for number in itertools.count(1):
             text = await websocket.receive_text()

@@ -5,6 +5,7 @@ injected: no waiting)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -101,12 +102,25 @@ def test_two_apps_share_the_limits_per_address_and_per_user(
             first.receive_json(), second.receive_json()
             assert refusal(lambda: me(anna_one)) == (4429, "too many open pages")
             assert refusal(lambda: me(anna_two)) == (4429, "too many open pages")
+            sockets_two = two.app.state.services.sockets
             with game(anna_two, game_id) as third:  # the address's third socket
                 third.receive_json()
+                held = sum(sockets_two.open.values())
                 assert refusal(lambda: game(anna_one, game_id)) == (
                     4429, "too many connections")
+            # The server releases a socket's place as its handler ends, after the
+            # client's side has closed: wait for that (a condition, not a fixed time).
+            released(sockets_two, held - 1)
             with game(anna_one, game_id) as again:  # the closed one made room
                 assert again.receive_json()["type"] == "lobby"
+
+
+def released(sockets: Any, left: int, within: float = 10.0) -> None:
+    """Until this process holds ``left`` sockets of the address in all."""
+    deadline = time.monotonic() + within
+    while sum(sockets.open.values()) != left:
+        assert time.monotonic() < deadline, dict(sockets.open)
+        time.sleep(0.01)
 
 
 def me(user: As) -> Any:
