@@ -138,3 +138,32 @@ def play_one(page: Page, rng: random.Random) -> str:
         return "finish"
     wait_render(page, before, timeout=60_000)
     return "wait"
+
+
+SHOWN_TEXTS = """(skip) => {
+    const out = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+        const node = walker.currentNode;
+        const el = node.parentElement;
+        if (!el || el.closest(skip)) continue;
+        if (!el.getClientRects().length) continue;  // not shown
+        const text = node.textContent.trim();
+        if (text) out.push(text);
+    }
+    for (const el of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
+        for (const name of ["aria-label", "title", "placeholder"]) {
+            const v = el.getAttribute(name);
+            if (v) out.push(v.trim());
+        }
+    }
+    out.push(document.title);
+    return out;
+}"""
+
+
+def shown_texts(page: Page, skip: str = "script, style") -> list[str]:
+    """What a reader sees: every visible text (outside ``skip``), accessible name,
+    title and placeholder, and the page's title."""
+    result: list[str] = page.evaluate(SHOWN_TEXTS, skip)
+    return result

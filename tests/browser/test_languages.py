@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 from playwright.sync_api import Browser, Page
 
 from elgrande.server.i18n.catalogs import LOCALE_DIR
-from tests.browser.driver import play_one
+from tests.browser.driver import play_one, shown_texts
 
 # Short words that are the same in English and the other language (names on the board,
 # codes, the game's title) or too short to tell.
@@ -42,27 +42,7 @@ ENGLISH = _english()
 
 
 def _shown_texts(page: Page) -> list[str]:
-    result: list[str] = page.evaluate("""() => {
-        const out = [];
-        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-        while (walker.nextNode()) {
-            const node = walker.currentNode;
-            const el = node.parentElement;
-            if (!el || el.closest("script, style, #log, #chat-lines")) continue;
-            if (!el.getClientRects().length) continue;  // not shown
-            const text = node.textContent.trim();
-            if (text) out.push(text);
-        }
-        for (const el of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
-            for (const name of ["aria-label", "title", "placeholder"]) {
-                const v = el.getAttribute(name);
-                if (v) out.push(v.trim());
-            }
-        }
-        out.push(document.title);
-        return out;
-    }""")
-    return result
+    return shown_texts(page, "script, style, #log, #chat-lines")
 
 
 # English messages that are also words of the language ("place" is French for "places").

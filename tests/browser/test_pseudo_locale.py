@@ -18,7 +18,7 @@ from elgrande.rules.board import AREA_NAMES
 from elgrande.server.i18n.pseudo import CLOSE, OPEN
 from elgrande.server.settings import Settings
 from tests.apps import app_for
-from tests.browser.driver import play_one
+from tests.browser.driver import play_one, shown_texts
 from tests.server.liveserver import serving
 
 pytestmark = pytest.mark.timeout(180)
@@ -39,32 +39,12 @@ def pseudo_server(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-SHOWN = """() => {
-    const out = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-        const node = walker.currentNode;
-        const el = node.parentElement;
-        if (!el || el.closest("script, style")) continue;
-        if (!el.getClientRects().length) continue;  // not shown
-        const text = node.textContent.trim();
-        if (text) out.push(text);
-    }
-    for (const el of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
-        for (const name of ["aria-label", "title", "placeholder"]) {
-            const v = el.getAttribute(name);
-            if (v) out.push(v.trim());
-        }
-    }
-    out.push(document.title);
-    return out;
-}"""
 
 
 def plain_words(page: Page, names: list[str]) -> list[str]:
     """The shown texts that still have words outside the pseudo-language's brackets."""
     found = []
-    for text in page.evaluate(SHOWN):
+    for text in shown_texts(page):
         rest = BRACKETED.sub(" ", text)
         # A message with markup in it spans several text nodes: its middle and end parts
         # come without the opening bracket, its start without the closing one.
