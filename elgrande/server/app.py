@@ -150,8 +150,8 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
     clocks = ClockKeeper(
         sessions, reads, lobby, store, now,
         # Every process's pages are told, through the broker (as commits are).
-        on_change=lambda game_id, match_id: store.broker.publish(
-            MatchEvent(match_id, -1, "clocks")),
+        on_change=lambda game_id, match_id, seq: store.broker.publish(
+            MatchEvent(match_id, seq, "clocks")),
         on_due=lambda game_id: bots.kick(game_id),
         on_timeout=lambda due: _clock_mail(mail, "timeout", due),
         on_remind=lambda due: _clock_mail(mail, "reminder", due))

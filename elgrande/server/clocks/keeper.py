@@ -91,20 +91,30 @@ class _Shown:
     seats: tuple[tuple[int, SeatClock, float, int], ...]  # seat, clock, holiday used, timeouts
     zones: dict[int, ZoneInfo]  # by seat (only with playing hours)
     stand_ins: tuple[dict[str, int], ...]
+    seq: int = -1  # made by the commit of this sequence (-1: read from the database)
 
 
 class ClockRefused(ValueError):
     """A request about a clock that cannot be done (the message says why)."""
 
 
+ShownSeats = tuple[tuple[int, SeatClock, float, int], ...]  # seat, clock, holiday used, timeouts
+
+
+def _stand_in_mark(seats: ShownSeats) -> tuple[tuple[int, ...], bool]:
+    """Each seat's timeouts, and whether a seat is away."""
+    return tuple(t for _, _, _, t in seats), any(c.away_since is not None for _, c, _, _ in seats)
+
+
 class ClockKeeper:
     def __init__(self, sessions: sessionmaker[Session], reads: sessionmaker[Session],
                  lobby: Lobby, store: MatchStore, now: Callable[[], datetime], *,
-                 on_change: Callable[[int, str], None] = lambda game_id, match_id: None,
+                 on_change: Callable[[int, str, int], None] = lambda game_id, match_id, seq: None,
                  on_due: Callable[[int], None] = lambda game_id: None,
                  on_timeout: Callable[[Due], None] = lambda due: None,
                  on_remind: Callable[[Due], None] = lambda due: None) -> None:
-        """``on_change(game, match)``: a game's clocks changed (its pages are told);
+        """``on_change(game, match, seq)``: a game's clocks changed (its pages are told;
+        ``seq``: settled at that commit, or -1);
         ``on_due(game)``: a computer may have a turn to play for an away seat;
         ``on_timeout`` / ``on_remind``: a seat's time ran out / is running out."""
         self._sessions, self._reads = sessions, reads
@@ -115,9 +125,15 @@ class ClockKeeper:
         self._rules: Lru[int, tuple[ClockRules]] = Lru(GAMES_CACHE_SIZE)
         # game id -> what its pages are shown, as read (each page computes the time left)
         self._shown: Lru[int, _Shown] = Lru(GAMES_CACHE_SIZE)
+        # The turns computers played for away players, kept across changes: they change
+        # only while a seat is away, which takes a timeout (game -> (each seat's timeouts,
+        # whether one was away), the turns).
+        self._stand_ins: Lru[int, tuple[tuple[tuple[int, ...], bool], tuple[dict[str, int], ...]]] = \
+            Lru(GAMES_CACHE_SIZE)
         # (match id, seq) -> (game id, soonest, away to act): settled inside a commit
         # whose event has not come yet (a commit refused later leaves one behind: bounded)
-        self._settled: Lru[tuple[str, int], tuple[int, datetime | None, bool]] = Lru(256)
+        self._settled: Lru[tuple[str, int], tuple[int, datetime | None, bool, _Shown | None]] = \
+            Lru(256)
         self._pending: dict[str, int] = {}
         self._lock = threading.Lock()
         self.wake = threading.Event()  # set when something may be due earlier
@@ -163,14 +179,20 @@ class ClockKeeper:
         if event.kind == "clocks":
             known = self._games.get(event.match_id)
             if known is not None and known[0] is not None:
-                self._shown.pop(known[0])
+                cached = self._shown.get(known[0])
+                # (this process made them at that very commit: nothing to read again)
+                if cached is None or event.seq < 0 or cached.seq < event.seq:
+                    self._shown.pop(known[0])
             return
         if event.kind in ("commit", "created"):
             if event.kind == "commit" and self._games.get(event.match_id) == (None,):
                 return  # known to have no clock
             done = self._settled.pop((event.match_id, event.seq))
             if done is not None:  # settled inside the commit (``in_commit``): tell now
-                self._told(done[0], event.match_id, done[1], done[2])
+                game_id, soonest, away_to_act, shown = done
+                if shown is not None:  # what the pages show, as this commit made it
+                    self._shown.put(game_id, shown)
+                self._told(game_id, event.match_id, soonest, away_to_act, event.seq)
                 return
             with self._lock:
                 self._pending.setdefault(event.match_id, 0)
@@ -215,7 +237,7 @@ class ClockKeeper:
                                view.over, view.to_act, view.view["phase"], force)
         if done is None:
             return False
-        self._told(game_id, game.match_id, *done)
+        self._told(game_id, game.match_id, done[0], done[1])
         return True
 
     def in_commit(self, game: Game) -> Callable[[Connection, Match], None]:
@@ -234,16 +256,21 @@ class ClockKeeper:
                                    to_act(match.state), match.state.phase_name, force=False)
                 db.flush()
             if done is not None:
-                self._settled.put((game.match_id, match.seq), (game.id, *done))
+                soonest, away_to_act, seats, zones = done
+                stand_ins = self._known_stand_ins(game.id, seats)
+                shown = (None if stand_ins is None else
+                         _Shown(rules, seats, zones, stand_ins, match.seq))
+                self._settled.put((game.match_id, match.seq),
+                                  (game.id, soonest, away_to_act, shown))
 
         return within
 
     def _apply(self, db: Session, game: Game, rules: ClockRules, seq: int, over: bool,
                to_act_now: list[int] | tuple[int, ...], phase: str, force: bool
-               ) -> tuple[datetime | None, bool] | None:
+               ) -> tuple[datetime | None, bool, ShownSeats, dict[int, ZoneInfo]] | None:
         """Settles the seats' clocks at ``seq`` in ``db``'s transaction: (the soonest
-        new deadline or reminder, whether an away seat is to act), or None if they were
-        settled there already."""
+        new deadline or reminder, whether an away seat is to act, the seats' clocks as
+        pages show them, the seats' zones), or None if they were settled there already."""
         running = game.status == "active" and not over
         to_act = set(to_act_now) if running else set()
         if phase == "veto":
@@ -280,6 +307,7 @@ class ClockKeeper:
                 seat_row = SeatClockRow(game_id=game.id, seat=seat, bank=float(rules.initial),
                                         holiday_used=0.0, timeouts=0)
                 db.add(seat_row)
+                rows[seat] = seat_row
             clock = _clock(seat_row)
             zone = zones.get(user_id or 0, ZoneInfo("UTC"))
             if not running:
@@ -292,14 +320,17 @@ class ClockKeeper:
             soonest = min([m for m in (soonest, clock.deadline, clock.remind_at) if m],
                           default=None)
         locked.seq = seq
-        return soonest, away_to_act
+        seats = tuple((r.seat, _clock(r), r.holiday_used, r.timeouts)
+                      for _, r in sorted(rows.items()))
+        seat_zones = {seat: zones[uid] for seat, uid in humans.items() if uid in zones}
+        return soonest, away_to_act, seats, seat_zones
 
     def _told(self, game_id: int, match_id: str, soonest: datetime | None,
-              away_to_act: bool) -> None:
+              away_to_act: bool, seq: int = -1) -> None:
         """After a settling's transaction: the keeper's thread, the pages, the bots."""
         if soonest is not None and (self.planned is None or soonest < self.planned):
             self.wake.set()  # the keeper's thread sleeps past this new deadline
-        self.on_change(game_id, match_id)
+        self.on_change(game_id, match_id, seq)
         if away_to_act:
             self.on_due(game_id)
 
@@ -550,8 +581,23 @@ class ClockKeeper:
                     select(Seat.seat, Seat.user_id).where(Seat.game_id == game_id))}
                 by_user = self._zones(db, [u for u in users.values() if u is not None])
                 zones = {seat: by_user[uid] for seat, uid in users.items() if uid in by_user}
-        return _Shown(rules, tuple((r.seat, _clock(r), r.holiday_used, r.timeouts) for r in rows),
-                      zones, tuple(self.stand_in_turns(game_id)))
+        seats = tuple((r.seat, _clock(r), r.holiday_used, r.timeouts) for r in rows)
+        stand_ins = self._known_stand_ins(game_id, seats)
+        if stand_ins is None:
+            stand_ins = tuple(self.stand_in_turns(game_id))
+            self._stand_ins.put(game_id, (_stand_in_mark(seats), stand_ins))
+        return _Shown(rules, seats, zones, stand_ins)
+
+    def _known_stand_ins(self, game_id: int, seats: ShownSeats
+                         ) -> tuple[dict[str, int], ...] | None:
+        """The turns computers played for away players as last read, if they cannot
+        have changed since: they change only while a seat is away, and a seat goes away
+        only with a timeout; None: read them."""
+        mark = _stand_in_mark(seats)
+        known = self._stand_ins.get(game_id)
+        if known is not None and known[0][0] == mark[0] and not known[0][1] and not mark[1]:
+            return known[1]
+        return None
 
     def stand_in_turns(self, game_id: int) -> list[dict[str, int]]:
         """The turns a computer played for away players: the seat, and the log entries
@@ -591,5 +637,5 @@ class ClockKeeper:
                 match_id = db.scalar(select(Game.match_id).where(Game.id == game_id))
         self.wake.set()
         if match_id is not None:
-            self.on_change(game_id, match_id)
+            self.on_change(game_id, match_id, -1)
 
