@@ -16,8 +16,6 @@ the cached one means the cached draft is still right, whichever process wrote it
 from __future__ import annotations
 
 import json
-import re
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from elgrande.cache import Lru
 from elgrande.db.engine import make_engine, writer
+from elgrande.db.plain import PlainSql
 from elgrande.rules import Action, GameConfig, IllegalAction, State, apply, parse_action, replay
 
 from . import record
@@ -69,19 +68,23 @@ _SEAT_DRAFT = _ALL_DRAFTS.where(DRAFTS.c.seat == bindparam("seat"))
 # a commit's rows) as plain SQL on the driver's connection, inside the transaction
 # SQLAlchemy began: they run hundreds of times a second, and Core's execution costs more
 # than the database's work. PostgreSQL locks the match row (SQLite: BEGIN IMMEDIATE did).
+_HEAD_AND_DRAFT = (
+    "SELECT m.head_seq, d.seat, d.base_seq, d.steps, d.redo FROM matches m "
+    "LEFT OUTER JOIN match_drafts d ON d.match_id = m.id AND d.seat = %(seat)s "
+    "WHERE m.id = %(id)s")
+_HEAD = "SELECT head_seq FROM matches WHERE id = %(id)s"
 _FAST_SQL = {
-    "head_and_draft": (
-        "SELECT m.head_seq, d.seat, d.base_seq, d.steps, d.redo FROM matches m "
-        "LEFT OUTER JOIN match_drafts d ON d.match_id = m.id AND d.seat = %(seat)s "
-        "WHERE m.id = %(id)s"),
-    "head": "SELECT head_seq FROM matches WHERE id = %(id)s",
+    "head_and_draft": _HEAD_AND_DRAFT,
+    "head_and_draft_locked": _HEAD_AND_DRAFT + " {FOR UPDATE OF m}",
+    "head": _HEAD,
+    "head_locked": _HEAD + " {FOR UPDATE}",
     "all_drafts": "SELECT seat, base_seq, steps, redo FROM match_drafts WHERE match_id = %(id)s",
     "update_draft": (
-        "UPDATE match_drafts SET base_seq = %(base)s, steps = %(steps)s, redo = %(redo)s, "
-        "updated_at = %(now)s WHERE match_id = %(match)s AND seat = %(seat)s"),
+        "UPDATE match_drafts SET base_seq = %(base)s, steps = %(steps)s{::json}, "
+        "redo = %(redo)s{::json}, updated_at = %(now)s WHERE match_id = %(match)s AND seat = %(seat)s"),
     "insert_draft": (
         "INSERT INTO match_drafts (match_id, seat, base_seq, steps, redo, updated_at) "
-        "VALUES (%(match)s, %(seat)s, %(base)s, %(steps)s, %(redo)s, %(now)s)"),
+        "VALUES (%(match)s, %(seat)s, %(base)s, %(steps)s{::json}, %(redo)s{::json}, %(now)s)"),
     "delete_draft": "DELETE FROM match_drafts WHERE match_id = %(match)s AND seat = %(seat)s",
     "insert_commit": (
         "INSERT INTO match_commits (match_id, base_seq, head_seq, seat, created_at) "
@@ -90,59 +93,9 @@ _FAST_SQL = {
         "INSERT INTO match_moves (match_id, seq, action, seat, base_seq, created_at) "
         "VALUES (%(match)s, %(seq)s, %(action)s, %(seat)s, %(base)s, %(now)s)"),
     "update_head": (
-        "UPDATE matches SET head_seq = %(head)s, state = %(state)s, over = %(over)s, "
+        "UPDATE matches SET head_seq = %(head)s, state = %(state)s{::json}, over = %(over)s, "
         "updated_at = %(now)s WHERE id = %(match)s"),
 }
-
-
-class _FastStatements:
-    """``_FAST_SQL`` for one dialect (placeholders, casts, row locks, value formats as
-    SQLAlchemy's column types would write and read them)."""
-
-    def __init__(self, dialect: str) -> None:
-        self.postgres = dialect == "postgresql"
-        sql = dict(_FAST_SQL)
-        if self.postgres:
-            sql["head_and_draft_locked"] = sql["head_and_draft"] + " FOR UPDATE OF m"
-            sql["head_locked"] = sql["head"] + " FOR UPDATE"
-            sql = {k: v.replace("%(steps)s", "%(steps)s::json").replace(
-                "%(redo)s", "%(redo)s::json").replace("%(state)s", "%(state)s::json")
-                for k, v in sql.items()}
-        else:  # sqlite3's named style
-            sql = {k: re.sub(r"%\((\w+)\)s", r":\1", v) for k, v in sql.items()}
-            sql["head_and_draft_locked"] = sql["head_and_draft"]
-            sql["head_locked"] = sql["head"]
-        self.sql = sql
-
-    def run(self, conn: Connection, name: str, params: dict[str, Any]) -> list[Any]:
-        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute(self.sql[name], params)
-            return list(cursor.fetchall()) if cursor.description else []
-        finally:
-            cursor.close()
-
-    def run_many(self, conn: Connection, name: str, rows: list[dict[str, Any]]) -> None:
-        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.executemany(self.sql[name], rows)
-        finally:
-            cursor.close()
-
-    @property
-    def integrity_error(self) -> type[Exception]:
-        """The driver's own IntegrityError (plain SQL bypasses SQLAlchemy's wrapping)."""
-        if self.postgres:
-            import psycopg
-            return psycopg.IntegrityError
-        return sqlite3.IntegrityError
-
-    def json(self, value: Any) -> Any:
-        return json.loads(value) if isinstance(value, str | bytes) else value
-
-    def moment(self, value: datetime) -> Any:
-        # SQLAlchemy's SQLite DateTime: naive text; PostgreSQL takes the datetime.
-        return value if self.postgres else value.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 # How a draft is stored: (base_seq, steps, redo), the notation as in its row.
@@ -228,7 +181,7 @@ class MatchStore:
         self._drafts: Lru[tuple[str, int], tuple[DraftSig, Draft]] = Lru(
             CACHE_SIZE * 5, budget=DRAFT_CACHE_BYTES,
             weigh=lambda _, d: STATE_BYTES * (1 + len(d[1].states)) + 100 * len(d[1].steps))
-        self._fast = _FastStatements(self.engine.dialect.name)
+        self._fast = PlainSql(self.engine.dialect.name, _FAST_SQL)
         self.broker.subscribe(self._learn)  # first listener: before any page asks
 
     def close(self) -> None:

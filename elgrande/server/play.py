@@ -106,7 +106,7 @@ class Play:
             self.clocks.reclaim(game.id, seat)
         try:
             # A clocked game's clocks are settled in the commit's own transaction.
-            clocks = self.clocks.in_commit(game) if self.clocks and self._clocked(game) else None
+            clocks = self.clocks.in_commit(game, seat) if self.clocks and self._clocked(game) else None
             if command.commits_at_once and command.action is not None:
                 # Step and finish in one transaction: a refusal then means nothing changed
                 # (two separate ones could store the choice and still answer moved_on).
@@ -216,7 +216,7 @@ class Play:
         within = None
         if self._clocked(game):
             assert self.clocks is not None
-            within = self.clocks.in_commit(game)
+            within = self.clocks.in_commit(game, seat)
             if self.lobby.seat_kind(game_id, seat) == "human":
                 # Standing in for an away player: refused if they came back meanwhile.
                 within = both(self.clocks.stand_in_guard(game_id, seat), within)

@@ -143,7 +143,8 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
         """The game's clocks (public: remaining time, who is away), if it has any."""
         if game.match_id is None:
             return
-        clocks = await run_in_threadpool(svc.clocks.public, game_id)
+        clocks = (svc.clocks.public_known(game_id)
+                  or await run_in_threadpool(svc.clocks.public, game_id))
         if clocks is not None:
             await websocket.send_text(to_json({"type": "clocks", "clocks": clocks}))
 
@@ -238,7 +239,8 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
         pass
     finally:
         pusher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        # (a pusher that was sending when the page went away ended with the disconnect)
+        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect):
             await pusher
         svc.hub.unsubscribe(sub)
 

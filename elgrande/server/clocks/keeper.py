@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -30,6 +30,7 @@ from sqlalchemy import Connection, and_, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.cache import Lru
+from elgrande.db.plain import PlainSql
 from elgrande.matches import Match, MatchEvent, MatchStore, TurnRefused
 from elgrande.matches.tables import CommitRow, MatchRow
 from elgrande.rules import to_act
@@ -65,6 +66,31 @@ def _clock(row: SeatClockRow) -> SeatClock:
     return SeatClock(bank=row.bank, started=aware(row.started), deadline=aware(row.deadline),
                      remind_at=aware(row.remind_at), away_since=aware(row.away_since),
                      paused_until=aware(row.paused_until))
+
+
+# What every commit of a clocked game runs (``_apply``), as plain SQL (db/plain.py).
+_CLOCK_SQL = {
+    "lock": "SELECT seq FROM game_clocks WHERE game_id = %(game)s {FOR UPDATE}",
+    "seats": ("SELECT seat, bank, started, deadline, remind_at, away_since, paused_until, "
+              "holiday_used, timeouts FROM seat_clocks WHERE game_id = %(game)s"),
+    "update_seat": (
+        "UPDATE seat_clocks SET bank = %(bank)s, started = %(started)s, "
+        "deadline = %(deadline)s, remind_at = %(remind_at)s, away_since = %(away_since)s, "
+        "paused_until = %(paused_until)s WHERE game_id = %(game)s AND seat = %(seat)s"),
+    "insert_seat": (
+        "INSERT INTO seat_clocks (game_id, seat, bank, started, deadline, remind_at, "
+        "away_since, paused_until, holiday_used, timeouts) VALUES (%(game)s, %(seat)s, "
+        "%(bank)s, %(started)s, %(deadline)s, %(remind_at)s, %(away_since)s, "
+        "%(paused_until)s, 0.0, 0)"),
+    "settled": "UPDATE game_clocks SET seq = %(seq)s WHERE game_id = %(game)s",
+}
+
+
+def _columns(sql: PlainSql, game_id: int, seat: int, clock: SeatClock) -> dict[str, Any]:
+    """A seat's clock as the parameters of its ``seat_clocks`` row."""
+    return {"game": game_id, "seat": seat, "bank": clock.bank,
+            **{name: sql.moment(getattr(clock, name))
+               for name in ("started", "deadline", "remind_at", "away_since", "paused_until")}}
 
 
 def _store(row: SeatClockRow, clock: SeatClock) -> None:
@@ -138,6 +164,12 @@ class ClockKeeper:
         self._lock = threading.Lock()
         self.wake = threading.Event()  # set when something may be due earlier
         self.planned: datetime | None = None  # when the keeper's thread means to look next
+        self._sql: PlainSql | None = None
+
+    def _plain_sql(self, conn: Connection) -> PlainSql:
+        if self._sql is None:
+            self._sql = PlainSql(conn.dialect.name, _CLOCK_SQL)
+        return self._sql
 
     # -- which games have clocks
 
@@ -233,28 +265,28 @@ class ClockKeeper:
         if view.seq <= clock_row.seq and game.status == "active" and not force:
             return False
         with self._sessions.begin() as db:
-            done = self._apply(db, game, ClockRules.from_dict(clock_row.rules), view.seq,
-                               view.over, view.to_act, view.view["phase"], force)
+            done = self._apply(db.connection(), game, ClockRules.from_dict(clock_row.rules),
+                               view.seq, view.over, view.to_act, view.view["phase"], force)
         if done is None:
             return False
         self._told(game_id, game.match_id, done[0], done[1])
         return True
 
-    def in_commit(self, game: Game) -> Callable[[Connection, Match], None]:
-        """The clocks settled inside a commit's own transaction (``MatchStore``'s
-        ``within``): no transaction of their own. The pages are told once the commit
-        has happened (``on_event``)."""
+    def in_commit(self, game: Game, seat: int) -> Callable[[Connection, Match], None]:
+        """The clocks settled inside the commit of ``seat``'s turn, in its own
+        transaction (``MatchStore``'s ``within``): no transaction of their own. The
+        pages are told once the commit has happened (``on_event``)."""
 
         def within(conn: Connection, match: Match) -> None:
             rules = self.rules_of(game.id)
-            if rules is None or game.match_id is None:
+            if rules is None or game.match_id is None or not match.log:
                 return
+            last = match.log[-1]  # this commit's: its base and time are the commit's
             # From the state itself: building a view here would cost every commit a
             # whole spectator view inside the write transaction.
-            with Session(bind=conn) as db:
-                done = self._apply(db, game, rules, match.seq, match.over,
-                                   to_act(match.state), match.state.phase_name, force=False)
-                db.flush()
+            done = self._apply(conn, game, rules, match.seq, match.over, to_act(match.state),
+                               match.state.phase_name, force=False,
+                               commit=(last.base_seq, seat, last.at))
             if done is not None:
                 soonest, away_to_act, seats, zones = done
                 stand_ins = self._known_stand_ins(game.id, seats)
@@ -265,12 +297,16 @@ class ClockKeeper:
 
         return within
 
-    def _apply(self, db: Session, game: Game, rules: ClockRules, seq: int, over: bool,
-               to_act_now: list[int] | tuple[int, ...], phase: str, force: bool
+    def _apply(self, conn: Connection, game: Game, rules: ClockRules, seq: int, over: bool,
+               to_act_now: list[int] | tuple[int, ...], phase: str, force: bool,
+               commit: tuple[int, int, datetime] | None = None
                ) -> tuple[datetime | None, bool, ShownSeats, dict[int, ZoneInfo]] | None:
-        """Settles the seats' clocks at ``seq`` in ``db``'s transaction: (the soonest
+        """Settles the seats' clocks at ``seq`` in ``conn``'s transaction: (the soonest
         new deadline or reminder, whether an away seat is to act, the seats' clocks as
-        pages show them, the seats' zones), or None if they were settled there already."""
+        pages show them, the seats' zones), or None if they were settled there already.
+        ``commit``: (base, seat, time) of the commit being made, which spares reading
+        the commits when it is the only one since the last settling. Core statements,
+        not the ORM: this runs inside every commit of a clocked game."""
         running = game.status == "active" and not over
         to_act = set(to_act_now) if running else set()
         if phase == "veto":
@@ -282,46 +318,59 @@ class ClockKeeper:
                   if s["kind"] == "human"}
         away_to_act = False
         soonest: datetime | None = None
-        locked = db.get(GameClock, game.id, with_for_update=True)
-        if locked is None or (locked.seq >= seq and running and not force):
+        sql = self._plain_sql(conn)
+        locked = sql.run(conn, "lock", {"game": game.id})
+        if not locked or (locked[0][0] >= seq and running and not force):
             return None
-        commits = db.execute(
-            select(CommitRow.seat, CommitRow.created_at)
-            .where(CommitRow.match_id == game.match_id, CommitRow.head_seq > locked.seq,
-                   CommitRow.head_seq <= seq).order_by(CommitRow.head_seq)).all()
-        acted = {seat: aware(at) for seat, at in commits if seat is not None}
-        at = aware(commits[-1][1]) if commits else self.now()
+        settled_at = locked[0][0]
+        if commit is not None and commit[0] == settled_at:
+            acted: dict[int, datetime | None] = {commit[1]: aware(commit[2])}
+            at = aware(commit[2])
+        else:
+            commits = conn.execute(
+                select(CommitRow.seat, CommitRow.created_at)
+                .where(CommitRow.match_id == game.match_id, CommitRow.head_seq > settled_at,
+                       CommitRow.head_seq <= seq).order_by(CommitRow.head_seq)).all()
+            acted = {seat: aware(at) for seat, at in commits if seat is not None}
+            at = aware(commits[-1][1]) if commits else self.now()
         assert at is not None
-        rows = {r.seat: r for r in db.scalars(select(SeatClockRow).where(
-            SeatClockRow.game_id == game.id))}
+        # seat -> (its clock, holiday used, timeouts)
+        rows = {seat: (SeatClock(bank_, *map(sql.read_moment, moments)), used, timeouts)
+                for seat, bank_, *moments, used, timeouts in sql.run(conn, "seats",
+                                                                     {"game": game.id})}
         # A player's zone matters only for playing hours.
-        zones = (self._zones(db, [u for u in humans.values() if u is not None])
+        zones = (self._zones(conn, [u for u in humans.values() if u is not None])
                  if rules.hours else {})
-        for seat, row_ in rows.items():
+        new: dict[int, SeatClock] = {}
+        for seat, (old, *_used) in rows.items():
             if seat not in humans:  # resigned: a computer plays it, no clock
-                _store(row_, bank.stop(_clock(row_), at, rules.hours, ZoneInfo("UTC")))
-                row_.deadline = row_.remind_at = None
+                stopped = bank.stop(old, at, rules.hours, ZoneInfo("UTC"))
+                new[seat] = replace(stopped, deadline=None, remind_at=None)
         for seat, user_id in humans.items():
-            seat_row = rows.get(seat)
-            if seat_row is None:
-                seat_row = SeatClockRow(game_id=game.id, seat=seat, bank=float(rules.initial),
-                                        holiday_used=0.0, timeouts=0)
-                db.add(seat_row)
-                rows[seat] = seat_row
-            clock = _clock(seat_row)
+            found = rows.get(seat)
+            clock = found[0] if found is not None else SeatClock(bank=float(rules.initial))
             zone = zones.get(user_id or 0, ZoneInfo("UTC"))
             if not running:
                 clock = bank.stop(clock, at, rules.hours, zone)
             else:
                 clock = bank.settle(clock, acted_at=acted.get(seat), to_act=seat in to_act,
                                     at=at, rules=rules, zone=zone)
-            _store(seat_row, clock)
+            new[seat] = clock
             away_to_act = away_to_act or (clock.away_since is not None and seat in to_act)
             soonest = min([m for m in (soonest, clock.deadline, clock.remind_at) if m],
                           default=None)
-        locked.seq = seq
-        seats = tuple((r.seat, _clock(r), r.holiday_used, r.timeouts)
-                      for _, r in sorted(rows.items()))
+        changed = [_columns(sql, game.id, seat, clock) for seat, clock in new.items()
+                   if seat in rows and clock != rows[seat][0]]
+        if changed:
+            sql.run_many(conn, "update_seat", changed)
+        added = [_columns(sql, game.id, seat, clock) for seat, clock in new.items()
+                 if seat not in rows]
+        if added:
+            sql.run_many(conn, "insert_seat", added)
+        sql.run(conn, "settled", {"game": game.id, "seq": seq})
+        seats = tuple((seat, new.get(seat) or rows[seat][0],
+                       *(rows[seat][1:] if seat in rows else (0.0, 0)))
+                      for seat in sorted(set(rows) | set(new)))
         seat_zones = {seat: zones[uid] for seat, uid in humans.items() if uid in zones}
         return soonest, away_to_act, seats, seat_zones
 
@@ -345,7 +394,7 @@ class ClockKeeper:
         return sum(1 for game_id in ids if self.settle(game_id))
 
     @staticmethod
-    def _zones(db: Session, user_ids: list[int]) -> dict[int, ZoneInfo]:
+    def _zones(db: Session | Connection, user_ids: list[int]) -> dict[int, ZoneInfo]:
         if not user_ids:
             return {}
         return {uid: zone_of(name) for uid, name in db.execute(
@@ -535,13 +584,22 @@ class ClockKeeper:
         whose clock runs and until when, who is away or on holiday); None: no clock.
         What it is made of is read once per change (every process hears of each change)
         and shared by the game's pages."""
-        now = self.now()
         shown = self._shown.get(game_id)
         if shown is None:
             shown = self._read_shown(game_id)
             if shown is None:
                 return None
             self._shown.put(game_id, shown)
+        return self._public(shown)
+
+    def public_known(self, game_id: int) -> dict[str, Any] | None:
+        """``public`` if what it is made of is known here (no database read: for the
+        event loop, which thus spares a worker thread at each change); None otherwise."""
+        shown = self._shown.get(game_id)
+        return None if shown is None else self._public(shown)
+
+    def _public(self, shown: _Shown) -> dict[str, Any]:
+        now = self.now()
         rules = shown.rules
         seats = []
         for seat, clock, holiday_used, timeouts in shown.seats:
