@@ -27,6 +27,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 import elgrande
+from elgrande.ai.coach import TOP_LEVEL, Budget
 from elgrande.db.engine import make_engine, writer
 from elgrande.matches import Broker, InProcessBroker, MatchEvent, MatchStore
 
@@ -50,6 +51,7 @@ from .moderation import Moderation
 from .play import Play
 from .profiles import PageLimits, Profiles
 from .ratings import CatchUp, Ratings
+from .reviews import DAY, ReviewQuota, Reviews
 from .seat_views import SeatViews
 from .seats import Sweeper
 from .security import Signer
@@ -98,6 +100,9 @@ class Services:
     # Veto windows of box-rule tables: "no veto" choices, the windows' own wait
     # (server/veto.py)
     veto: VetoWatch | None = None
+    # The coach's reviews, judged in the bot workers behind every game move
+    # (server/reviews.py, docs/coach.md)
+    reviews: Reviews | None = None
 
 
 def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
@@ -234,7 +239,12 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
                         profiles=Profiles(reads, lobby),
                         page_limits=PageLimits(make_limiter(60.0, settings.pubsub_url),
                                                settings.profile_pages_per_minute),
-                        veto=veto)
+                        veto=veto,
+                        reviews=Reviews(sessions, reads, lobby, store, bots,
+                                        ReviewQuota(make_limiter(DAY, settings.pubsub_url),
+                                                    settings.coach_reviews_per_day),
+                                        Budget(settings.coach_level or TOP_LEVEL,
+                                               settings.coach_playouts), now))
     return services
 
 
@@ -341,6 +351,7 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
         language_pages,
         pages,
         player_pages,
+        review_api,
         ws,
         ws_me,
     )
@@ -349,6 +360,7 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
     app.include_router(pages.router)
     app.include_router(player_pages.router)  # ranking, profiles, "My games", play again
     app.include_router(api.router)
+    app.include_router(review_api.router)  # the coach's reviews
     app.include_router(ws.router)
     app.include_router(ws_me.router)
     app.include_router(account_pages.router)

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
@@ -62,13 +62,20 @@ class LocalBotGate:
 class FairShare:
     """The worker pool's ``slots`` handed out round-robin between users, at most
     ``per_user`` at once to one user: one user's many bot games cannot make another
-    user's bot wait behind them. Used on the event loop only."""
+    user's bot wait behind them. Used on the event loop only.
+
+    A low-priority lane (``acquire_low``, the coach's reviews): served first come first
+    served, only when no bot move that could run is waiting, and never on more than half
+    the slots (at least one), so game moves always find a worker soon."""
 
     def __init__(self, slots: int, per_user: int) -> None:
         self.free = slots
         self.per_user = per_user
         self.busy: Counter[int] = Counter()
         self.waiting: dict[int, deque[asyncio.Future[None]]] = {}  # in round-robin order
+        self.low_cap = max(1, slots // 2)
+        self.low_busy = 0
+        self.low_waiting: deque[asyncio.Future[None]] = deque()
 
     async def acquire(self, user: int) -> None:
         if self.free and self.busy[user] < self.per_user and user not in self.waiting:
@@ -105,15 +112,47 @@ class FairShare:
 
     def _dispatch(self) -> None:
         while self.free:
-            user = next((u for u in self.waiting if self.busy[u] < self.per_user), None)
+            user = self._next_user()
             if user is None:
-                return
+                break
             queue = self.waiting.pop(user)
             ready = queue.popleft()
             if queue:
                 self.waiting[user] = queue  # to the back of the round
             self._grant(user)
             ready.set_result(None)
+        while self.free and self.low_waiting and self.low_busy < self.low_cap:
+            self.free -= 1
+            self.low_busy += 1
+            self.low_waiting.popleft().set_result(None)
+
+    def _next_user(self) -> int | None:
+        """The next user whose waiting bot move may run now."""
+        return next((u for u in self.waiting if self.busy[u] < self.per_user), None)
+
+    # -- the low-priority lane
+
+    async def acquire_low(self) -> None:
+        if (self.free and self.low_busy < self.low_cap and not self.low_waiting
+                and self._next_user() is None):
+            self.free -= 1
+            self.low_busy += 1
+            return
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.low_waiting.append(ready)
+        try:
+            await ready
+        except asyncio.CancelledError:
+            if ready.done() and not ready.cancelled():
+                self.release_low()  # granted just as it was cancelled: hand it on
+            elif ready in self.low_waiting:
+                self.low_waiting.remove(ready)
+            raise
+
+    def release_low(self) -> None:
+        self.low_busy -= 1
+        self.free += 1
+        self._dispatch()
 
 
 Think = Callable[[dict[str, Any], int, str, int], list[str]]
@@ -140,6 +179,7 @@ class BotRunner:
         self.metrics = metrics or Metrics()
         self._pending: set[int] = set()
         self._running: dict[int, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()  # the coach's reviews
 
     def kick(self, game_id: int) -> None:
         """Thread-safe: bots of this game may have something to do."""
@@ -216,20 +256,48 @@ class BotRunner:
 
     async def _think_now(self, state: dict[str, Any], seat: int, level: str, seed: int
                          ) -> list[str]:
+        result: list[str] = await self._in_worker(self._think_fn, state, seat, level, seed)
+        return result
+
+    async def _in_worker(self, fn: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._processes, self._think_fn, state, seat,
-                                              level, seed)
+            return await loop.run_in_executor(self._processes, fn, *args)
         except (RuntimeError, BrokenProcessPool, OSError):
             # No worker process can be started here (e.g. a frozen or embedded main
             # module): think in a thread instead; slower for other games, still correct.
             log.warning("bot processes unavailable; bots think in threads", exc_info=True)
             self._processes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-think")
-            return await loop.run_in_executor(self._processes, self._think_fn, state, seat,
-                                              level, seed)
+            return await loop.run_in_executor(self._processes, fn, *args)
+
+    # -- low-priority work (the coach): behind every game move, in the same workers
+
+    async def work_low(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker once no bot move is waiting for one (plain data in
+        and out: it may run in another process)."""
+        await self._share.acquire_low()
+        try:
+            return await self._in_worker(fn, *args)
+        finally:
+            self._share.release_low()
+
+    def spawn(self, make: Callable[[], Coroutine[Any, Any, Any]]) -> bool:
+        """Thread-safe: runs the coroutine ``make()`` as a task on the loop, cancelled by
+        ``close``. False if the runner has no loop (not serving)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return False
+
+        def start() -> None:
+            task = loop.create_task(make())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+        loop.call_soon_threadsafe(start)
+        return True
 
     async def close(self) -> None:
-        for task in list(self._running.values()):
+        for task in [*self._running.values(), *self._background]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

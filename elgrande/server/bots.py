@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from elgrande.ai import LEVELS, make_bot
+from elgrande.ai.coach import Budget, DecisionPoint, judge
 from elgrande.matches import Draft
 from elgrande.rules import State
 
@@ -42,6 +43,20 @@ def think(state_dict: dict[str, Any], seat: int, level: str, seed: int) -> list[
     while draft.may_step:
         draft.step(bot.choose(draft.current, seat))
     return [str(a) for a in draft.steps]
+
+
+def coach_judge(point: dict[str, Any], seed: int, budget: dict[str, Any]) -> dict[str, Any]:
+    """The coach's word on one decision (``elgrande.ai.coach.judge``), from the seat's
+    redacted view only. Runs in a worker process, behind every bot move."""
+    finding = judge(DecisionPoint.from_dict(point), seed, Budget.from_dict(budget))
+    return finding.to_dict()
+
+
+def coach_seed(secret_seed: str, seat: int) -> int:
+    """The coach's randomness for a seat's review: from the match's secret seed, like the
+    bots' (never from anything a client knows)."""
+    digest = hashlib.sha256(f"{secret_seed}:coach:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def worker_init(parent_pid: int) -> None:

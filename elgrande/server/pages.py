@@ -270,8 +270,12 @@ def game_page(request: Request, game_id: int) -> Response:
     commitment = svc.views.match(game).commitment
     clock = svc.clocks.rules_of(game_id)
     pace = PRESETS.get(clock.preset) if clock is not None else None
+    # The coach's panel (server/reviews.py): a finished game's, or a player's own at a
+    # friendly table during the game.
+    coach = svc.reviews is not None and (game.status == "finished" or (
+        game.status == "active" and not game.rated and seat is not None))
     return render(request, "game.html", user=user, game=game, seat=seat, commitment=commitment,
-                  clock=clock, pace=pace, reads_chat=svc.chat.may_read(game, seat))
+                  clock=clock, pace=pace, reads_chat=svc.chat.may_read(game, seat), coach=coach)
 
 
 def room_page(request: Request, game_id: int, error: str | None, status: int = 409) -> Response:

@@ -103,6 +103,17 @@ class Settings(BaseSettings):
         2, "How many of one user's computer opponents may think at once (the worker "
         "processes are shared round-robin between users).", "a whole number of at least 1",
         ge=1)
+    # -- the coach (docs/coach.md): reviews queued behind every game move
+    coach_reviews_per_day: int = setting(
+        10, "Coach reviews one player may have made within a day (a cached review costs "
+        "nothing; 0: no limit).", "a whole number, 0 or more", ge=0)
+    coach_level: str = setting(
+        "", "The bot the coach asks what it would play: a level, or `ismcts:N` (N "
+        "iterations per decision). Empty: the strongest level.",
+        "a level name, ismcts:N, or empty", pattern=r"^([a-z]+(:[0-9]{1,6})?)?$")
+    coach_playouts: int = setting(
+        48, "Playouts to the end of the game for each of the two lines the coach compares "
+        "(more: a smaller error, more CPU).", "a whole number from 1 to 1000", ge=1, le=1000)
     instance_name: str = setting(
         "", "With several processes: this process's lasting name for its claims on "
         "computer opponents' moves, so a restarted process takes its predecessor's over at "

@@ -374,3 +374,27 @@ class VetoWait(Base):
     seq: Mapped[int] = mapped_column(Integer)  # the match's head when the window opened
     seat: Mapped[int] = mapped_column(Integer)
     deadline: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class Review(Base):
+    """The coach's review of one seat's decisions (docs/coach.md), cached per game, seat and
+    the log length it covers (``upto``): a finished game's once, a running friendly game's
+    again only after new moves. ``status``: pending, running, done, failed; ``result``: the
+    findings (JSON, no text: worded for each reader); ``done`` of ``total`` decisions judged
+    so far. Written by server/reviews.py; created by migration 0013_reviews."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("game_id", "seat", "upto", name="uq_reviews_game_seat_upto"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("web_games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    upto: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(8))
+    requested_by: Mapped[int | None] = mapped_column(
+        ForeignKey("web_users.id", ondelete="SET NULL"), nullable=True)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -323,6 +323,11 @@ export function renderFinished(state, gameId, map) {
   roundPrev.addEventListener("click", () => show(Math.max(0, ...roundStarts().filter((s) => s < current))));
   roundNext.addEventListener("click", () => show(Math.min(total, ...roundStarts().filter((s) => s > current))));
   slider.addEventListener("change", () => show(Number(slider.value)));
+  // The coach's review (review.js) shows a mistake's position here.
+  window.addEventListener("elgrande:replay", (e) => {
+    show(Math.max(0, Math.min(total, e.detail.seq)));
+    map.scrollIntoView({ block: "nearest" });
+  });
   slider.addEventListener("input", () => { where.textContent = `move ${slider.value} of ${total}`; });
 
   fetch(`/api/games/${gameId}/summary`).then((r) => (r.ok ? r.json() : null)).then((got) => {
