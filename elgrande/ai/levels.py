@@ -1,8 +1,9 @@
 """Named bots and playing levels: each level is a bot plus a budget.
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
-(``random``, ``heuristic``, ``ismcts``) or a bot with an iteration budget (``ismcts:500``).
-Budgets are counted in iterations, never in seconds, so games replay exactly.
+(``random``, ``heuristic``, ``ismcts``), a bot with an iteration budget (``ismcts:500``) or a
+frozen bot (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength
+tests). Budgets are counted in iterations, never in seconds, so games replay exactly.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .base import Bot, RandomBot
+from .frozen import hard_2026_12
 from .heuristic import HeuristicBot
 from .ismcts import IsmctsBot
 
@@ -31,7 +33,7 @@ LEVELS: dict[str, Level] = {
         Level("medium", "Medium", "The heuristic bot: the best whole turn by its evaluation.",
               lambda seed: HeuristicBot(seed)),
         Level("hard", "Hard", "ISMCTS, 1500 iterations per turn, heuristic playouts "
-              "(well under 3 s per turn).",
+              "(usually under 2 s per turn, at most about 3 s).",
               lambda seed: IsmctsBot(seed, iterations=1500)),
     )
 }
@@ -40,6 +42,9 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "ismcts": IsmctsBot,
+    # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
+    "hard-2026-12": hard_2026_12.make,
+    "baseline": hard_2026_12.make,
 }
 
 

@@ -1,4 +1,5 @@
-"""Tournament statistics: seat rotation, win shares, confidence intervals, Elo-style ratings.
+"""Tournament statistics: seat rotation, win shares, confidence intervals, Elo-style ratings,
+think-time percentiles.
 
 Pure functions over finished-game records, so they are easy to test without playing games.
 """
@@ -23,6 +24,9 @@ class GameRecord:
     scores: tuple[int, ...]
     seconds: tuple[float, ...] = ()  # thinking time per seat
     decisions: tuple[int, ...] = ()  # searched decisions per seat
+    # CPU seconds of each searched decision, and of each turn with one, per seat.
+    decision_seconds: tuple[tuple[float, ...], ...] = ()
+    turn_seconds: tuple[tuple[float, ...], ...] = ()
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -88,6 +92,43 @@ def wilson_ci(successes: float, n: int) -> Estimate:
     return Estimate(p, max(0.0, centre - half), min(1.0, centre + half))
 
 
+def quantile(values: Sequence[float], q: float) -> float:
+    """The q-quantile with linear interpolation between order statistics (numpy's default)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    x = q * (len(ordered) - 1)
+    i = int(x)
+    if i + 1 >= len(ordered):
+        return ordered[-1]
+    return ordered[i] + (x - i) * (ordered[i + 1] - ordered[i])
+
+
+@dataclass(frozen=True)
+class ThinkTimes:
+    """How long a bot thought: count, median, 95th percentile and maximum, in seconds."""
+
+    count: int
+    p50: float
+    p95: float
+    max: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> ThinkTimes:
+        if not values:
+            return cls(0, math.nan, math.nan, math.nan)
+        return cls(len(values), quantile(values, 0.5), quantile(values, 0.95), max(values))
+
+    def to_dict(self) -> dict[str, float]:
+        return {"count": self.count, "p50": self.p50, "p95": self.p95, "max": self.max}
+
+    def format(self) -> str:
+        return f"{self.p50:5.2f} {self.p95:5.2f} {self.max:5.2f}"
+
+
+NO_TIMES = ThinkTimes.of(())
+
+
 def pairwise_results(games: Sequence[GameRecord]) -> dict[tuple[str, str], float]:
     """Points of bot a against bot b over all seat pairs (1 per higher score, 1/2 per tie).
 
@@ -149,6 +190,8 @@ class BotSummary:
     margin: Estimate = NO_ESTIMATE
     elo: float = ELO_MEAN
     seconds_per_decision: float = 0.0
+    decision_times: ThinkTimes = NO_TIMES
+    turn_times: ThinkTimes = NO_TIMES
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -159,6 +202,8 @@ class BotSummary:
             "margin": self.margin.to_dict(),
             "elo": self.elo,
             "seconds_per_decision": self.seconds_per_decision,
+            "decision_seconds": self.decision_times.to_dict(),
+            "turn_seconds": self.turn_times.to_dict(),
         }
 
 
@@ -169,8 +214,13 @@ def summarise(games: Sequence[GameRecord]) -> list[BotSummary]:
     margins: dict[str, list[float]] = {}
     secs: dict[str, float] = {}
     decisions: dict[str, int] = {}
+    decision_secs: dict[str, list[float]] = {}
+    turn_secs: dict[str, list[float]] = {}
     for g in games:
         for seat, name in enumerate(g.bots):
+            if g.decision_seconds:
+                decision_secs.setdefault(name, []).extend(g.decision_seconds[seat])
+                turn_secs.setdefault(name, []).extend(g.turn_seconds[seat])
             shares.setdefault(name, []).append(g.win_share(seat))
             scores.setdefault(name, []).append(float(g.scores[seat]))
             margins.setdefault(name, []).append(float(g.margin(seat)))
@@ -190,13 +240,16 @@ def summarise(games: Sequence[GameRecord]) -> list[BotSummary]:
             margin=mean_ci(margins[name]),
             elo=elo[name],
             seconds_per_decision=secs.get(name, 0.0) / max(1, decisions.get(name, 0)),
+            decision_times=ThinkTimes.of(decision_secs.get(name, [])),
+            turn_times=ThinkTimes.of(turn_secs.get(name, [])),
         ))
     return out
 
 
 def format_table(summaries: Sequence[BotSummary]) -> str:
     header = (f"{'bot':<16} {'games':>5}  {'win rate [95% CI]':<22} {'score [95% CI]':<20} "
-              f"{'margin [95% CI]':<21} {'Elo':>6} {'s/decision':>10}")
+              f"{'margin [95% CI]':<21} {'Elo':>6} {'s/decision':>10}  "
+              f"{'CPU s/turn p50 p95 max':>22}")
     lines = [header, "-" * len(header)]
     for s in summaries:
         lines.append(
@@ -204,6 +257,6 @@ def format_table(summaries: Sequence[BotSummary]) -> str:
             f"{s.win_rate.mean:6.1%} [{s.win_rate.low:5.1%},{s.win_rate.high:6.1%}]  "
             f"{s.score.mean:5.1f} [{s.score.low:5.1f},{s.score.high:5.1f}]  "
             f"{s.margin.mean:+5.1f} [{s.margin.low:+5.1f},{s.margin.high:+5.1f}]  "
-            f"{s.elo:6.0f} {s.seconds_per_decision:10.3f}"
+            f"{s.elo:6.0f} {s.seconds_per_decision:10.3f}  {s.turn_times.format():>22}"
         )
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from elgrande.rules import (
     resolve_chance,
     to_act,
 )
+from elgrande.rules.state import BID
 
 from .levels import make_bot
 from .stats import GameRecord, seating
@@ -51,15 +52,19 @@ def play_game(spec: GameSpec) -> GameRecord:
     bots = [make_bot(name, seed) for name, seed in zip(spec.bots, spec.bot_seeds, strict=True)]
     chance_rng = random.Random(spec.chance_seed)
     seconds = [0.0] * players
+    times = _ThinkClock(players)
     state = new_game(config)
     while not is_terminal(state):
         if is_chance(state):
             resolve_chance(state, chance_rng)
             continue
         seat = to_act(state)[0]
-        start = time.perf_counter()
+        searched = bots[seat].decisions
+        turn = (seat, state.round_index, state.phase == BID, state.turn)
+        start, cpu = time.perf_counter(), time.process_time()
         action = bots[seat].choose(state, seat)
         seconds[seat] += time.perf_counter() - start
+        times.add(turn, time.process_time() - cpu, bots[seat].decisions > searched)
         apply(state, action)
     return GameRecord(
         index=spec.index,
@@ -67,7 +72,37 @@ def play_game(spec: GameSpec) -> GameRecord:
         scores=tuple(state.scores),
         seconds=tuple(seconds),
         decisions=tuple(b.decisions for b in bots),
+        decision_seconds=tuple(tuple(d) for d in times.decisions),
+        turn_seconds=times.turns(),
     )
+
+
+class _ThinkClock:
+    """CPU seconds per searched decision and per turn of each seat.
+
+    CPU time rather than wall time, so that figures from a shared machine still say what a
+    free core would take. A seat's turn is all its actions in one turn of the round (its
+    recruits, card, deployment and special action, even if other seats answer a secret step
+    or a veto in between); a bid is a turn of its own, and so are a seat's actions during
+    another seat's turn. Turns with only forced actions are not counted.
+    """
+
+    def __init__(self, players: int) -> None:
+        self.decisions: list[list[float]] = [[] for _ in range(players)]
+        self._turns: dict[tuple[int, int, bool, int], tuple[float, bool]] = {}
+
+    def add(self, turn: tuple[int, int, bool, int], cpu: float, searched: bool) -> None:
+        if searched:
+            self.decisions[turn[0]].append(cpu)
+        total, any_searched = self._turns.get(turn, (0.0, False))
+        self._turns[turn] = (total + cpu, any_searched or searched)
+
+    def turns(self) -> tuple[tuple[float, ...], ...]:
+        per_seat: list[list[float]] = [[] for _ in self.decisions]
+        for (seat, *_rest), (total, searched) in self._turns.items():
+            if searched:
+                per_seat[seat].append(total)
+        return tuple(tuple(t) for t in per_seat)
 
 
 def schedule(bots: Sequence[str], games: int, seed: int, rounds: int = 9,

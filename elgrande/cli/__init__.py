@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 from elgrande import __version__
 
 # Modules that may contribute sub-commands; a module that does not exist yet is skipped.
-COMMAND_MODULES = ("engine", "matches", "ai", "server", "db", "admin", "ratings", "spiel_bench")
+COMMAND_MODULES = ("engine", "matches", "ai", "duel", "server", "db", "admin", "ratings",
+                   "spiel_bench")
 
 T = TypeVar("T")
 

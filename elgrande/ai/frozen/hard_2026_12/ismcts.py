@@ -1,0 +1,282 @@
+"""FROZEN COPY of elgrande/ai/ismcts.py at commit 0f2a14c (1 December 2026), the evaluation
+and search of the ``baseline`` bot (elgrande/ai/frozen/__init__.py). Never edit it, not even
+to follow a rename in the live code: a change here moves the yardstick every strength
+measurement is made against. Only the engine (elgrande.rules) is shared with the live bots.
+
+Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012).
+
+One tree per decision, from the searching seat's point of view, over the engine's atomic
+actions. Each iteration plays one *determinisation* of what the seat cannot see:
+
+* the order of the action stacks: the reveal chance steps are sampled from the engine's
+  listed outcomes (card kinds weighted by copies left), as the real deal would be;
+* other seats' secret choices: whenever a secret step is open, every other seat's choice is
+  drawn from the playout policy, without looking at ours (they are simultaneous), and is
+  not a branch of the tree; our own choice is.
+
+Children are selected with UCB1 using availability counts (the ISMCTS "subset-armed"
+bandit), each node's statistics seen from the seat that acted to reach it. Leaves are
+expanded one per iteration, then a heuristic-guided playout runs until the next scoring
+(or the end of the round) and the position is judged with ``evaluate``: each seat's reward
+is a squashed lead over its best opponent. The tree is kept across the atomic decisions of
+one turn: the subtree under the action played becomes the next root if the position is the
+one expected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+
+from elgrande.ai.base import Bot
+from elgrande.rules import (
+    Action,
+    State,
+    apply,
+    chance_outcomes,
+    is_chance,
+    is_terminal,
+    legal_actions,
+    redact,
+    to_act,
+    winners,
+)
+from elgrande.rules.actions import DEPLOY as A_DEPLOY
+from elgrande.rules.actions import END as A_END
+from elgrande.rules.actions import PLACE as A_PLACE
+from elgrande.rules.state import AFTER_DEPLOY, CHOOSE, DEPLOY, RECRUIT, REVEAL, SECRET
+
+from .evaluate import DEFAULT_WEIGHTS, Weights, awards, evaluate, seat_points
+
+MAX_PLAYOUT_STEPS = 400
+
+
+class Node:
+    __slots__ = ("mover", "children", "visits", "avail", "total")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover  # seat whose action led here (chance: -1)
+        self.children: dict[Action, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+
+
+def rewards(s: State, w: Weights, temperature: float) -> list[float]:
+    """Per-seat reward in [0, 1]: win share at the end, else a squashed expected lead."""
+    n = s.n
+    if is_terminal(s):
+        win = winners(s)
+        return [1.0 / len(win) if p in win else 0.0 for p in range(n)]
+    v = evaluate(s, w)
+    out = []
+    for p in range(n):
+        lead = v[p] - max(v[q] for q in range(n) if q != p)
+        out.append(1.0 / (1.0 + math.exp(-lead / temperature)))
+    return out
+
+
+class PlayoutPolicy:
+    """Fast guidance for playouts and for other seats' hidden choices.
+
+    Cheap rules instead of full evaluations: recruit as many as allowed, deploy each
+    Caballero where it gains the most points for its owner as things stand, always use
+    the deployment, and otherwise choose at random.
+    """
+
+    def __init__(self, epsilon: float = 0.1) -> None:
+        self.epsilon = epsilon
+
+    def choose(self, s: State, seat: int, rng: random.Random) -> Action:
+        legal = legal_actions(s, seat)
+        if len(legal) == 1 or rng.random() < self.epsilon:
+            return rng.choice(legal)
+        phase = s.phase
+        if phase == RECRUIT:
+            return legal[-1]
+        if phase == DEPLOY:
+            return self._deploy(s, seat, legal, rng)
+        if phase == CHOOSE or phase == AFTER_DEPLOY:
+            # Deploy if possible, use the special action half the time, end only if nothing else.
+            useful = [a for a in legal if a.kind_id != A_END]
+            if not useful:
+                return legal[0]
+            deploy = [a for a in useful if a.kind_id == A_DEPLOY]
+            if deploy and rng.random() < 0.6:
+                return deploy[0]
+            return rng.choice(useful)
+        return rng.choice(legal)
+
+    @staticmethod
+    def _deploy(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        n, cab, tiles, king, grande = s.n, s.cab, s.tiles, s.king, s.grande
+        best: Action = legal[0]
+        best_v = -math.inf
+        for a in legal:
+            if a.kind_id != A_PLACE:
+                continue
+            area = a.arg
+            counts = cab[area * n: area * n + n]
+            aw = awards(tiles, area)
+            before = seat_points(counts, aw, n, seat, area, king, grande)
+            counts[seat] += 1
+            v = seat_points(counts, aw, n, seat, area, king, grande) - before + rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+
+def fingerprint(state: State) -> str:
+    """A stable digest of a (redacted) state (frozen copy of elgrande/ai/base.py's)."""
+    text = json.dumps(state.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class IsmctsBot(Bot):
+    name = "ismcts"
+    # Per-decision randomness is seeded with this label, not with ``name`` (which
+    # make_bot sets to the registered name): the baseline then plays as today's "hard".
+    rng_label = "hard"
+
+    def choose(self, state: State, seat: int) -> Action:
+        """Frozen copy of elgrande/ai/base.py's Bot.choose (seeded with ``rng_label``)."""
+        visible = redact(state, seat)
+        legal = legal_actions(visible, seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal action in this position")
+        if len(legal) == 1:
+            return legal[0]
+        self.decisions += 1
+        rng = random.Random(f"{self.rng_label}:{self.seed}:{fingerprint(visible)}")
+        action = self.decide(visible, seat, legal, rng)
+        assert action in legal, f"{self.name} chose an illegal action {action}"
+        return action
+
+    def __init__(self, seed: int = 0, iterations: int = 300, exploration: float = 0.7,
+                 temperature: float = 6.0, epsilon: float = 0.1,
+                 weights: Weights = DEFAULT_WEIGHTS) -> None:
+        super().__init__(seed)
+        self.iterations = iterations
+        self.exploration = exploration
+        self.temperature = temperature
+        self.weights = weights
+        self.policy = PlayoutPolicy(epsilon)
+        self._reuse: tuple[State, Node] | None = None
+        self.iterations_done = 0  # for benchmarks
+
+    def decide(self, visible: State, seat: int, legal: list[Action],
+               rng: random.Random) -> Action:
+        root = Node(-1)
+        if self._reuse is not None and self._reuse[0] == visible:
+            root = self._reuse[1]
+        self._reuse = None
+        # The budget is per turn: a reused subtree already holds part of it, so later
+        # decisions of the same turn only top it up (but always search a little).
+        todo = max(self.iterations - root.visits, self.iterations // 8, 1)
+        for _ in range(todo):
+            self.iterate(visible, seat, root, rng)
+        self.iterations_done += todo
+        choices = [(root.children[a].visits, -i, a) for i, a in enumerate(legal)
+                   if a in root.children]
+        if not choices:
+            return legal[0]
+        action = max(choices)[2]
+        after = visible.copy()
+        apply(after, action)
+        if not is_terminal(after) and not is_chance(after) and to_act(after) == [seat]:
+            self._reuse = (after, root.children[action])
+        return action
+
+    def iterate(self, root_state: State, me: int, root: Node, rng: random.Random) -> None:
+        s = root_state.copy()
+        node = root
+        path = [root]
+        expanded = False
+        while not is_terminal(s):
+            if is_chance(s):
+                outcomes = chance_outcomes(s)
+                a = _sample(outcomes, rng)
+                apply(s, a)
+                child = node.children.get(a)
+                if child is None:
+                    if expanded:
+                        break
+                    child = node.children[a] = Node(-1)
+                    expanded = True
+                node = child
+                path.append(node)
+                continue
+            seats = to_act(s)
+            if len(seats) > 1 or s.phase == SECRET:
+                # Others' secret choices are hidden from us: draw them, outside the tree.
+                for p in seats:
+                    if p != me:
+                        apply(s, self.policy.choose(s, p, rng))
+                if me not in seats:
+                    continue
+                seat = me
+            else:
+                seat = seats[0]
+            if expanded:
+                break
+            legal = legal_actions(s, seat)
+            children = node.children
+            untried = [a for a in legal if a not in children]
+            for a in legal:
+                c = children.get(a)
+                if c is not None:
+                    c.avail += 1
+            if untried:
+                a = rng.choice(untried)
+                child = children[a] = Node(seat)
+                child.avail = 1
+                expanded = True
+            else:
+                a = self._select(node, legal)
+                child = children[a]
+            apply(s, a)
+            node = child
+            path.append(node)
+        r = self.playout(s, rng)
+        for n in path:
+            n.visits += 1
+            if n.mover >= 0:
+                n.total += r[n.mover]
+
+    def _select(self, node: Node, legal: list[Action]) -> Action:
+        best: Action = legal[0]
+        best_v = -math.inf
+        c = self.exploration
+        for a in legal:
+            ch = node.children[a]
+            v = ch.total / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def playout(self, s: State, rng: random.Random) -> list[float]:
+        """Play on with the policy until a scoring, the round's end or the game's end."""
+        scores = s.scores[:]
+        for _ in range(MAX_PLAYOUT_STEPS):
+            if is_terminal(s) or s.scores != scores:
+                break
+            if is_chance(s):
+                if s.phase == REVEAL:
+                    break
+                apply(s, _sample(chance_outcomes(s), rng))
+                continue
+            seat = to_act(s)[0]
+            apply(s, self.policy.choose(s, seat, rng))
+        return rewards(s, self.weights, self.temperature)
+
+
+def _sample(outcomes: list[tuple[Action, float]], rng: random.Random) -> Action:
+    x = rng.random()
+    acc = 0.0
+    for a, p in outcomes:
+        acc += p
+        if x < acc:
+            return a
+    return outcomes[-1][0]
