@@ -30,6 +30,7 @@ import contextlib
 import math
 import multiprocessing
 import os
+import resource
 import sys
 import tempfile
 import threading
@@ -42,6 +43,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from .addresses import raise_open_files
 from .launch import ServerProcess
 from .memory import MemorySampler, rss_mb
 from .model import MODELS
@@ -181,6 +183,7 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1,
     would be; real players are on machines of their own; 1: a thread of this process),
     and reports them together. With ``servers``, their CPU and memory too."""
     clients = max(1, min(clients, config.games))
+    raise_open_files()  # inherited by the client processes
     shares = [list(range(config.games))[i::clients] for i in range(clients)]
     context = multiprocessing.get_context("spawn")
     pipes: list[Connection] = []
@@ -241,6 +244,7 @@ def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict
         "seed": config.seed,
         "client_processes": clients,
         "client_nice": config.client_nice if clients > 1 else 0,
+        "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         "warmup_s": round(warmup, 1),
         "seconds": round(seconds, 2),
         "moves": moves,
@@ -317,10 +321,11 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         raise ValueError("several processes need a shared pub/sub: pass --pubsub-url redis://...")
     with tempfile.TemporaryDirectory(prefix="elgrande-bench-") as tmp:
         url = database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
-        # Every page comes from this one address: no cap on its open WebSockets.
-        started = [ServerProcess(url, pubsub_url, Path(tmp),
-                                 extra_env={"ELGRANDE_WS_PER_CLIENT": "0"})
-                   for _ in range(processes)]
+        # The servers inherit the raised limit on open files. Each game's pages come
+        # from an address of their own (addresses.py): the caps on open WebSockets per
+        # address hold as in production.
+        raise_open_files()
+        started = [ServerProcess(url, pubsub_url, Path(tmp)) for _ in range(processes)]
         try:
             started[0].start()  # runs the migrations alone
             for server in started[1:]:

@@ -44,10 +44,15 @@ def _tls() -> ssl.SSLContext:
 class SeatClient:
     """One player (a guest) talking to one server (``base_url``)."""
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
+    def __init__(self, base_url: str, *, timeout: float = 30.0, source: str | None = None
+                 ) -> None:
+        """``source``: the local address to connect from (``addresses.source_address``)."""
         self.base_url = base_url.rstrip("/")
+        self.timeout, self.source = timeout, source
+        transport = httpx.AsyncHTTPTransport(verify=_tls(), limits=LIMITS,
+                                             local_address=source)
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
-                                      follow_redirects=False, verify=_tls(), limits=LIMITS)
+                                      follow_redirects=False, transport=transport)
         self.name = ""
         self.csrf = ""
         self.game_id: int | None = None
@@ -132,8 +137,12 @@ class SeatClient:
         cookie = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
         self._closed = False
         self.connections += 1
-        self._ws = await websockets.connect(url, additional_headers={"Cookie": cookie},
-                                            open_timeout=20, max_size=2**22)
+        # As long as an HTTP request may take: a handshake waits for the server as a
+        # request does (a browser waits longer still).
+        extra: dict[str, Any] = {"local_addr": (self.source, 0)} if self.source else {}
+        self._ws = await websockets.connect(
+            url, additional_headers={"Cookie": cookie}, open_timeout=self.timeout,
+            max_size=2**22, **extra)
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def disconnect(self) -> None:

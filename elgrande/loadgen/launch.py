@@ -25,7 +25,8 @@ class ServerProcess:
     def __init__(self, database_url: str, pubsub_url: str | None, log_dir: Path, *,
                  secret_key: str = "scale-shared-secret-key", lease_seconds: float = 15.0,
                  extra_env: dict[str, str] | None = None,
-                 uvicorn_args: tuple[str, ...] = ("--log-level", "warning", "--no-access-log")
+                 uvicorn_args: tuple[str, ...] = ("--log-level", "warning", "--no-access-log",
+                                                  "--timeout-keep-alive", "30")
                  ) -> None:
         self.port = free_port()
         self.uvicorn_args = uvicorn_args

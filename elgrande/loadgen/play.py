@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from .addresses import source_address
 from .client import SeatClient
 from .model import LoadModel, ThinkTimes, stagger_target, think_kind
 
@@ -294,7 +295,9 @@ async def _spectate(run: Run, game: Game, client: SeatClient, rng: random.Random
 async def _new_game(run: Run, slot: int, rng: random.Random) -> tuple[list[SeatClient],
                                                                      list[SeatClient]]:
     config, urls = run.config, run.urls
-    seats = [SeatClient(urls[(slot + i) % len(urls)]) for i in range(config.players)]
+    # One address per game's players (a household), another per spectator.
+    seats = [SeatClient(url, source=source_address(url, slot))
+             for url in (urls[(slot + i) % len(urls)] for i in range(config.players))]
     spectators: list[SeatClient] = []
     try:
         for client in seats:
@@ -306,7 +309,8 @@ async def _new_game(run: Run, slot: int, rng: random.Random) -> tuple[list[SeatC
         for client in seats:
             await client.connect()
         for j in range(run.model.spectators_for(rng)):  # anonymous visitors of the page
-            spectator = SeatClient(urls[(slot + config.players + j) % len(urls)])
+            url = urls[(slot + config.players + j) % len(urls)]
+            spectator = SeatClient(url, source=source_address(url, config.games * (j + 1) + slot))
             spectators.append(spectator)
             spectator.game_id = game_id
             await spectator.connect()

@@ -92,12 +92,10 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
 
 async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     svc = services(websocket)
-    game = await run_in_threadpool(svc.lobby.get, game_id)
+    game, user, seat = await run_in_threadpool(_opening, websocket, game_id)
     if game is None:
         await websocket.close(code=4404, reason="no such game")
         return
-    user = current_user(websocket)
-    seat = await run_in_threadpool(svc.lobby.seat_of, game_id, user.id if user else None)
     await websocket.accept()
     topic = f"match:{game.match_id}" if game.match_id else f"room:{game_id}"
     sub = svc.hub.subscribe(topic, seat)
@@ -293,6 +291,17 @@ def _parse(text: str) -> tuple[Any, Command | ChatLine | str | None, PlayError |
         return ack, parse_command(message["type"], message.get("seq"), message.get("action")), None
     except PlayError as exc:
         return ack, None, exc
+
+
+def _opening(websocket: WebSocket, game_id: int) -> tuple[Any, Any, int | None]:
+    """The game, the page's user and seat (in one worker-thread hop: the user is read
+    from the database, never on the event loop)."""
+    svc = services(websocket)
+    game = svc.lobby.get(game_id)
+    if game is None:
+        return None, None, None
+    user = current_user(websocket)
+    return game, user, svc.lobby.seat_of(game_id, user.id if user else None)
 
 
 async def _still_logged_in(websocket: WebSocket, user: Any) -> bool:
