@@ -33,23 +33,21 @@ def _refused(exc: ChatRefused) -> HTTPException:
 
 @router.post("/mute", summary="Stop reading another player's chat lines")
 def mute(request: Request, body: Someone) -> dict[str, Any]:
-    user = require_user(request)
-    check_csrf(request, user, None)
-    chat = services(request).chat
-    try:
-        chat.mute(user.id, body.name)
-    except ChatRefused as exc:
-        raise _refused(exc) from None
-    return {"muted": chat.muted(user.id)}
+    return _muting(request, body, mute=True)
 
 
 @router.post("/unmute", summary="Read another player's chat lines again")
 def unmute(request: Request, body: Someone) -> dict[str, Any]:
+    return _muting(request, body, mute=False)
+
+
+def _muting(request: Request, body: Someone, *, mute: bool) -> dict[str, Any]:
+    """Mutes or unmutes ``body.name`` for the user; the names they now mute."""
     user = require_user(request)
     check_csrf(request, user, None)
     chat = services(request).chat
     try:
-        chat.unmute(user.id, body.name)
+        (chat.mute if mute else chat.unmute)(user.id, body.name)
     except ChatRefused as exc:
         raise _refused(exc) from None
     return {"muted": chat.muted(user.id)}

@@ -32,7 +32,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from playwright.sync_api import Browser, Page, expect
 from elgrande.matches import Match
 from elgrande.rules import GameConfig, Options
 from elgrande.server.settings import Settings
+from tests.fakeclock import FakeClock
 
 SEED = "box-browser-6"
 # What the search found for SEED (python -m tests.browser.test_box_game): anna takes both
@@ -60,20 +61,6 @@ pytestmark = pytest.mark.timeout(300)
 PLAYERS, ROUNDS = 3, 6
 BOX = GameConfig(players=PLAYERS, rounds=ROUNDS, options=Options.preset("box"))
 WINDOW_SECONDS = 60.0
-
-
-class FakeClock:
-    """The server's time; moved on by the test only."""
-
-    def __init__(self) -> None:
-        self.at = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.at
-
-    def advance(self, **delta: float) -> datetime:
-        self.at += timedelta(**delta)
-        return self.at
 
 
 def settings(path: Path) -> Settings:

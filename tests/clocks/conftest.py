@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +19,8 @@ from elgrande.server.lobby import SeatSpec
 from elgrande.server.settings import Settings
 from elgrande.server.tables import Game, User
 from tests.apps import migrated
+from tests.fakeclock import FakeClock
 from tests.pg_server import postgres_server, postgres_url  # noqa: F401  (fixtures)
-
-
-class FakeClock:
-    """What time it is for the server; starts now (commits are stamped with it too)."""
-
-    def __init__(self) -> None:
-        self.at = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.at
-
-    def advance(self, **delta: float) -> datetime:
-        self.at += timedelta(**delta)
-        return self.at
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import asyncio
 import resource
 
 import pytest
+from websockets.exceptions import InvalidHandshake
 
 from elgrande.loadgen.addresses import raise_open_files, source_address
 from elgrande.loadgen.client import SeatClient
@@ -49,7 +50,7 @@ def test_a_clients_requests_and_socket_come_from_its_address() -> None:
         try:
             assert (await client.http.get("/")).text == "ok"
             client.game_id = 1
-            with pytest.raises(Exception):  # not a WebSocket server: the handshake fails
+            with pytest.raises(InvalidHandshake):  # not a WebSocket server
                 await client.connect()
         finally:
             await client.close()

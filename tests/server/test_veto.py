@@ -31,23 +31,12 @@ from elgrande.server.settings import Settings
 from elgrande.server.tables import Game, User, VetoPreference, VetoWait
 from elgrande.server.veto import VetoWatch, holds
 from tests.apps import app_for, migrated
+from tests.fakeclock import FakeClock
 from tests.matches.match_helpers import BOX, before_window
 
 from .conftest import As, create_game, join_game, register, services, start_game
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.at = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.at
-
-    def advance(self, **delta: float) -> datetime:
-        self.at += timedelta(**delta)
-        return self.at
 
 
 @pytest.fixture
