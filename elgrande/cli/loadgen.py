@@ -10,7 +10,7 @@ import sys
 
 from elgrande.loadgen.model import MODELS
 
-from . import positive_float, positive_int
+from . import non_negative_int, positive_float, positive_int
 
 
 def _number(text: str) -> float:
@@ -109,6 +109,13 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         choices=("none", "live", "daily-1", "daily-2", "daily-3"),
                         help="the tables' clock (docs/clocks.md; default none): with a clock "
                         "every commit also settles the seats' clocks")
+    parser.add_argument("--ramp", type=non_negative_int, default=0, metavar="N",
+                        help="set up at most N games at once (over all client processes), "
+                        "as players arriving over time; default 0: every game at once")
+    parser.add_argument("--deflate", action=argparse.BooleanOptionalAction, default=True,
+                        help="whether the started servers offer per-message deflate on "
+                        "their WebSockets (default: yes, as uvicorn does; --no-deflate "
+                        "measures the CPU and memory it costs)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
 
@@ -126,7 +133,8 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            model=args.model, spectators=args.spectators,
                            reconnects_per_hour=args.reconnects_per_hour,
                            live_fraction=args.live_fraction, think_scale=args.think_scale,
-                           stagger=args.stagger)
+                           stagger=args.stagger, deflate=args.deflate,
+                           ramp=args.ramp)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2

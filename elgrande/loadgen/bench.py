@@ -244,6 +244,7 @@ def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict
         "seed": config.seed,
         "client_processes": clients,
         "client_nice": config.client_nice if clients > 1 else 0,
+        "ramp": config.ramp,
         "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         "warmup_s": round(warmup, 1),
         "seconds": round(seconds, 2),
@@ -300,7 +301,8 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         memory_every: float | None = None, pace: str = "none", model: str = "flat",
         spectators: float | None = None, reconnects_per_hour: float | None = None,
         live_fraction: float | None = None, think_scale: float | None = None,
-        stagger: bool | None = None) -> dict[str, Any]:
+        stagger: bool | None = None, deflate: bool = True, ramp: int = 0
+        ) -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them.
     ``model``: a name of ``model.MODELS``, the other ``None`` arguments its own values;
     ``seconds`` None: the model's; ``memory_every``: sample the servers' RSS that often
@@ -311,7 +313,7 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         spectators=spectators, reconnects_per_hour=reconnects_per_hour,
         live_fraction=live_fraction, think_scale=think_scale, stagger=stagger)
     config = BenchConfig(games, players, rounds, seconds or load.seconds, seed, via,
-                         client_nice, pace, load)
+                         client_nice, pace, load, ramp, max(1, min(clients, games)))
     if urls:
         if memory_every:
             raise ValueError("--memory-every needs servers started here (not --url): "
@@ -325,7 +327,8 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         # from an address of their own (addresses.py): the caps on open WebSockets per
         # address hold as in production.
         raise_open_files()
-        started = [ServerProcess(url, pubsub_url, Path(tmp)) for _ in range(processes)]
+        started = [ServerProcess(url, pubsub_url, Path(tmp), deflate=deflate)
+                   for _ in range(processes)]
         try:
             started[0].start()  # runs the migrations alone
             for server in started[1:]:
@@ -335,6 +338,7 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
             sampler = (MemorySampler(servers.pids, memory_every).start()
                        if memory_every else None)
             result = drive([s.url for s in started], config, clients, servers)
+            result["deflate"] = deflate
             if sampler is not None:
                 result["memory"] = sampler.stop()
         finally:

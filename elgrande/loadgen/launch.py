@@ -26,10 +26,12 @@ class ServerProcess:
                  secret_key: str = "scale-shared-secret-key", lease_seconds: float = 15.0,
                  extra_env: dict[str, str] | None = None,
                  uvicorn_args: tuple[str, ...] = ("--log-level", "warning", "--no-access-log",
-                                                  "--timeout-keep-alive", "30")
-                 ) -> None:
+                                                  "--timeout-keep-alive", "30"),
+                 deflate: bool = True) -> None:
+        """``deflate``: per-message deflate offered on the WebSockets (uvicorn's default)."""
         self.port = free_port()
-        self.uvicorn_args = uvicorn_args
+        self.uvicorn_args = uvicorn_args + (() if deflate else ("--ws-per-message-deflate",
+                                                                 "false"))
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"server-{self.port}.log"
         self.env = {

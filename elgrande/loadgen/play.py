@@ -39,6 +39,10 @@ class BenchConfig:
     client_nice: int = 10  # scheduling niceness of the client processes (0: as the servers)
     pace: str = "none"  # the tables' clock (docs/clocks.md): every commit settles clocks
     model: LoadModel = field(default_factory=lambda: LoadModel("flat", think=None))
+    # Games being set up at once, over all client processes (0: every game at once);
+    # players arrive over time on a real server, not all in the same second.
+    ramp: int = 0
+    clients: int = 1  # client processes sharing ``ramp``
 
 
 @dataclass
@@ -75,6 +79,8 @@ class Run:
         self.model = config.model
         self.tally = Tally()
         self.go = asyncio.Event()
+        share = math.ceil(config.ramp / max(1, config.clients)) if config.ramp else 0
+        self.setups: asyncio.Semaphore | None = asyncio.Semaphore(share) if share else None
         self.start = math.inf
         self.deadline = math.inf
 
@@ -359,7 +365,8 @@ async def play_slot(run: Run, slot: Slot) -> None:
             if run.measuring(time.monotonic()):
                 tally.games_started += 1
             try:
-                seats, spectators = await _new_game(run, slot.index, rng)
+                async with run.setups or contextlib.nullcontext():
+                    seats, spectators = await _new_game(run, slot.index, rng)
             except Exception as exc:
                 tally.errors.append(f"setting up a game{'' if run.started else ' (warm-up)'}: "
                                     f"{_describe(exc)}")
