@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
+from babel import dates
 from fastapi.testclient import TestClient
 
+from elgrande.server.accounts import user_named
 from tests.apps import app_for
-from tests.clocks.conftest import FakeClock
+from tests.fakeclock import FakeClock
 from tests.server.conftest import create_game, join_game, register, start_game
 
 from .conftest import SmtpServer, body, deliver, mail_settings
@@ -44,6 +47,8 @@ def test_a_reminder_and_a_takeover_notice_go_once_each(client: TestClient, smtp:
     seat = svc.store.view(game.match_id, None).to_act[0]
     sleeper = (anna, bert)[seat]
     address = f"{sleeper.name}@example.org"
+    with svc.sessions.begin() as db:  # the sleeper reads times in their own zone
+        user_named(db, sleeper.name).time_zone = "Europe/Berlin"
     confirmed(client, smtp, sleeper, address)
     confirmed(client, smtp, (anna, bert)[1 - seat], "other@example.org")
     deliver(client)  # the "your turn" email of the game's first turn
@@ -58,7 +63,12 @@ def test_a_reminder_and_a_takeover_notice_go_once_each(client: TestClient, smtp:
     [reminder] = [m for m in smtp.inbox.to(address) if "runs out soon" in m["Subject"]]
     text = body(reminder)
     assert f"http://testserver/games/{game_id}" in text
-    assert deadline.strftime("%Y-%m-%d %H:%M UTC") in text
+    # The deadline in the reader's zone and language, with its offset (+1 h or +2 h).
+    berlin = deadline.astimezone(ZoneInfo("Europe/Berlin"))
+    offset = berlin.utcoffset()
+    assert offset is not None
+    hours = int(offset.total_seconds() // 3600)
+    assert f'{dates.format_datetime(berlin, "medium", locale="en")} GMT+{hours:02d}:00' in text
     clock.at = deadline
     svc.clocks.expire_due(clock())
     svc.clocks.expire_due(clock())  # once

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from elgrande.matches import MatchEvent, MatchStore
 
 from ..accounts import user_named
+from ..clocks.zones import valid_zone
 from ..i18n import _, current, using
 from ..lobby import Lobby
 from ..tables import Game, MailOutbox, MailTurn, User
@@ -257,7 +258,7 @@ class Mailer:
             make = texts.reminder if kind == "reminder" else texts.timed_out
             with using(language_of(user)):
                 subject, body = make(user.name, game_id, deadline, self._game_link(game_id),
-                                     url)
+                                     url, user.time_zone if valid_zone(user.time_zone or "") else "UTC")
             self.outbox.queue(db, user_id=user.id, kind=kind, to=user.email, subject=subject,
                               body=body, unsubscribe_url=url)
         self._wake.set()

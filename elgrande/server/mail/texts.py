@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from ..i18n import _, ngettext
+from ..i18n import _, format_datetime, ngettext
 
 
 def confirm(name: str, link: str) -> tuple[str, str]:
@@ -48,26 +48,28 @@ def digest(name: str, games: Sequence[tuple[int, Sequence[str], str]],
             + "\n".join(lines) + "\n" + _footer(unsubscribe))
 
 
-def _when(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC")  # the same in every language
+def _when(moment: datetime, zone: str) -> str:
+    """In the reader's language and time zone, with its offset ("Dec 1, 2026, 5:00:00 PM
+    GMT+01:00")."""
+    return format_datetime(moment, "medium", zone) + " " + format_datetime(moment, "ZZZZ", zone)
 
 
 def reminder(name: str, game_id: int, deadline: datetime, link: str,
-             unsubscribe: str) -> tuple[str, str]:
+             unsubscribe: str, zone: str = "UTC") -> tuple[str, str]:
     return (_("El Grande game %(game)s: your time runs out soon", game=game_id),
             _("Hello %(name)s,\n\nIt is your turn in game %(game)s, and your clock runs out "
               "at %(deadline)s. After that a computer plays your turns until you come "
               "back.\n\nOpen the game: %(link)s\n", name=name, game=game_id,
-              deadline=_when(deadline), link=link) + _footer(unsubscribe))
+              deadline=_when(deadline, zone), link=link) + _footer(unsubscribe))
 
 
 def timed_out(name: str, game_id: int, deadline: datetime, link: str,
-              unsubscribe: str) -> tuple[str, str]:
+              unsubscribe: str, zone: str = "UTC") -> tuple[str, str]:
     return (_("El Grande game %(game)s: a computer is playing for you", game=game_id),
             _("Hello %(name)s,\n\nYour clock in game %(game)s ran out at %(deadline)s, so a "
               "computer plays your turns for now. Make a move or click \"%(button)s\" to "
               "play on yourself.\n\nOpen the game: %(link)s\n", name=name, game=game_id,
-              deadline=_when(deadline), button=_("Take my seat back"), link=link)
+              deadline=_when(deadline, zone), button=_("Take my seat back"), link=link)
             + _footer(unsubscribe))
 
 
