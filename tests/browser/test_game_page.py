@@ -206,3 +206,31 @@ def test_phone_sized_screen_and_spectator(browser: Browser, server: str, artifac
     assert box is not None and box["width"] <= 390  # the whole map fits the width
     phone.screenshot(path=str(artifacts / "board-phone-spectator.png"), full_page=True)
     assert not phone.errors  # type: ignore[attr-defined]
+
+
+def test_a_page_whose_session_ended_says_so_and_stops(browser: Browser, server: str) -> None:
+    """Logged out in another tab: the game page's next move is refused (4401), and the
+    page says why instead of reconnecting as a spectator in silence."""
+    page = new_page(browser)
+    register(page, server, "lena")
+    page.goto(f"{server}/lobby")
+    page.click("#play-now")
+    page.wait_for_url(re.compile(r".*/games/\d+$"))
+    wait_game(page)
+    page.wait_for_function("() => window.elgrande.state.legal.length > 0")
+    other = page.context.new_page()
+    other.goto(f"{server}/lobby")
+    other.click("text=Log out")
+    other.wait_for_url(f"{server}/")
+    opened = []
+    page.on("websocket", lambda ws: opened.append(ws))
+    page.evaluate("""() => {
+        const s = window.elgrande.state;
+        document.dispatchEvent(new CustomEvent("elgrande:send", {detail:
+            {type: "step", action: s.legal[0].text, seq: s.seq, id: 99}}));
+    }""")
+    expect(page.locator("#error")).to_contain_text("You were logged out")
+    expect(page.locator("#connection")).to_have_text("offline")
+    page.wait_for_timeout(1000)  # a reconnect would come after 250 ms
+    assert opened == []
+    assert not page.errors  # type: ignore[attr-defined]

@@ -52,6 +52,7 @@ const conn = new Connection(`/ws/games/${gameId}`, {
     badge.textContent = text;
     badge.className = "badge " + (ok ? "text-bg-success" : "text-bg-warning");
   },
+  onRefused: (text) => showError(text),
   onLobby: () => location.reload(),
 });
 

@@ -45,8 +45,19 @@ export class Connection {
       // Box rules: "no veto" choices and the open window's deadline (static/js/veto.js).
       else if (message.type === "veto") document.dispatchEvent(new CustomEvent("elgrande:veto", { detail: message.veto }));
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.ws !== ws) return;
+      // The server's refusals (elgrande/server/ws.py) say what to do; trying again at
+      // once would not help.
+      const refused = { 4401: t("You were logged out: log in again to play on."),
+                        4404: t("This game does not exist (any more)."),
+                        4429: t("Too many pages are open from your address: close some, and this one reconnects.") }[event.code];
+      if (refused) {
+        this.handlers.onStatus(t("offline"), false);
+        if (this.handlers.onRefused) this.handlers.onRefused(refused);
+        if (event.code === 4429) setTimeout(() => this.open(), 30000);
+        return;
+      }
       this.handlers.onStatus(t("reconnecting…"), false);
       setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);
