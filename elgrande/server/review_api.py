@@ -1,8 +1,9 @@
 """The coach's reviews over HTTP (docs/coach.md): ask for one (POST, CSRF token in the
 X-CSRF-Token header as the play API's commands) and read it (GET, polled by the page
-while the bot workers judge it). Refusals are {"error": {"code", "message"}} with 401,
-403 (a rated game still running, another's seat during a game, bad CSRF token), 404 (no
-such game or seat, no review yet), 409 (not started, stopped) or 429 (the quota, with
+while the bot workers judge it; status "none" before anyone asked). Refusals are
+{"detail": message, "code": code}, as the other APIs' (with the code a script can test),
+with 401, 403 (a rated game still running, another's seat during a game, bad CSRF
+token), 404 (no such game or seat), 409 (not started, stopped) or 429 (the quota, with
 Retry-After)."""
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def _reviews(request: Request) -> Reviews:
 
 def _refused(exc: ReviewRefused) -> JSONResponse:
     headers = {"retry-after": str(exc.retry_after)} if exc.retry_after else None
-    return JSONResponse({"error": {"code": exc.code, "message": exc.message}},
+    return JSONResponse({"detail": exc.message, "code": exc.code},
                         status_code=exc.status, headers=headers)
 
 

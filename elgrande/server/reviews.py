@@ -107,14 +107,13 @@ class Reviews:
         return self.shown(row, game)
 
     def read(self, game_id: int, seat: int, user: User | None) -> dict[str, Any]:
-        """The latest review of the seat (ReviewRefused 404 if none yet)."""
+        """The latest review of the seat (status "none" if nobody asked for one yet)."""
         game = self._reviewable(game_id, seat, user, reading=True)
         with self.reads() as db:
             row = db.scalar(select(Review).where(Review.game_id == game.id, Review.seat == seat)
                             .order_by(Review.upto.desc()).limit(1))
-        if row is None:
-            raise ReviewRefused(404, "no_review", _("Nobody has asked for a review of this "
-                                                    "seat yet."))
+        if row is None:  # (not an error: the page asks on opening)
+            return {"status": "none", "seat": seat}
         return self.shown(row, game)
 
     def _reviewable(self, game_id: int, seat: int, user: User | None,

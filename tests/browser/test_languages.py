@@ -46,7 +46,7 @@ def _shown_texts(page: Page) -> list[str]:
 
 
 # English messages that are also words of the language ("place" is French for "places").
-ALSO = {"de": set(), "fr": {"place", "Place", "Score", "scores", "Province", "point", "points"}}
+ALSO = {"de": set(), "fr": {"place", "Place", "Score", "scores", "Province", "point", "points", "places"}}
 
 
 def _english_left(page: Page, language: str) -> list[str]:

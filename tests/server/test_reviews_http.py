@@ -121,10 +121,10 @@ def test_running_games_only_friendly_and_only_ones_own_seat(client: TestClient, 
         advance(services(client), game_id, lambda m: m.state.round >= 3, seed=1)
     refused = ask(anna, rated, 0)
     assert refused.status_code == 403
-    assert refused.json()["error"]["message"] == "Rated games are reviewed only when they end."
+    assert refused.json()["detail"] == "Rated games are reviewed only when they end."
     german = anna.post(f"/api/games/{rated}/review", json={"seat": 0},
                        headers={"x-csrf-token": anna.csrf(), "accept-language": "de"})
-    assert german.status_code == 403 and "bewertet" in german.json()["error"]["message"].lower()
+    assert german.status_code == 403 and "bewertet" in german.json()["detail"].lower()
     assert ask(anna, friendly, 1).status_code == 403  # bert's seat
     assert ask(As(client, None), friendly, 0).status_code == 401
     assert ask(anna, friendly, 0, csrf="forged").status_code == 403
@@ -148,7 +148,7 @@ def test_the_quota_counts_new_reviews_per_player(client: TestClient, anna: As,
     assert ask(anna, first, 1).status_code == 200
     over = ask(anna, second, 0)
     assert over.status_code == 429 and int(over.headers["retry-after"]) > 0
-    assert "try again in" in over.json()["error"]["message"]
+    assert "try again in" in over.json()["detail"]
     assert ask(anna, first, 0).status_code == 200  # cached: free
     assert ask(bert, second, 0).status_code == 200  # per player
     assert rows(client) == 3
@@ -165,8 +165,7 @@ def test_bad_ids_are_clear_404s(client: TestClient, anna: As, bert: As) -> None:
                       (f"/api/games/{game_id}/review", {"seat": -1})):
         got = anna.post(url, json=body, headers={"x-csrf-token": anna.csrf()})
         assert got.status_code == 404, got.text
-        assert got.json()["error"]["message"] in ("No such game.", "No such seat in this game.")
-    got = anna.get(f"/api/games/{game_id}/review?seat=1")
-    assert got.status_code == 404
-    assert got.json()["error"]["message"] == "Nobody has asked for a review of this seat yet."
+        assert got.json()["detail"] in ("No such game.", "No such seat in this game.")
+    got = anna.get(f"/api/games/{game_id}/review?seat=1")  # asked by nobody: not an error
+    assert got.status_code == 200 and got.json() == {"status": "none", "seat": 1}
     assert anna.get(f"/api/games/{game_id + 100}/review?seat=0").status_code == 404

@@ -107,7 +107,9 @@ async function load() {
   const asked = seat;
   const response = await fetch(`/api/games/${gameId}/review?seat=${asked}`, { credentials: "same-origin" });
   if (asked !== seat) return;
-  if (response.status === 404) {
+  const body = await response.json();
+  if (!response.ok) { showError(body.detail || ""); return; }
+  if (body.status === "none") {
     list.replaceChildren();
     list.classList.add("d-none");
     showError("");
@@ -116,8 +118,6 @@ async function load() {
     offerAsk(true);
     return;
   }
-  const body = await response.json();
-  if (!response.ok) { showError(body.error ? body.error.message : ""); return; }
   render(body);
 }
 
@@ -131,7 +131,7 @@ ask.addEventListener("click", async () => {
       body: JSON.stringify({ seat }),
     });
     const body = await response.json();
-    if (!response.ok) showError(body.error ? body.error.message : t("The coach is not available now."));
+    if (!response.ok) showError(body.detail || t("The coach is not available now."));
     else render(body);
   } catch (e) {
     showError(t("The coach is not available now."));
