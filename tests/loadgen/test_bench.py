@@ -44,8 +44,10 @@ def test_the_live_model_reports_every_figure() -> None:
     assert result["commits"] > 0 and result["steps"] >= result["moves"] > 0
     for key in ("commits_per_s", "steps_per_s", "moves_per_s", "requests_per_s"):
         assert result[key] > 0, key
-    # One spectator a game; a game may have just ended (its next one still being set up).
-    assert 1 <= result["open_games"] <= 2 and result["spectators"] == result["open_games"]
+    # One spectator a game. A game may have just ended, its next one still being set up:
+    # on a loaded machine both may be between games when the window closes (CI saw it).
+    assert result["open_games"] <= 2 and result["spectators"] == result["open_games"]
+    assert result["games_started"] + result["open_games"] >= 1  # games did open
     assert result["reconnects"] > 0
     assert result["games_started"] >= result["games_finished"] >= 0
     latency = result["latency_ms"]
@@ -53,7 +55,8 @@ def test_the_live_model_reports_every_figure() -> None:
     server = result["server"]
     assert set(server) == {"cpu_s", "cpu_percent", "cpu_ms_per_commit", "cpu_ms_per_move",
                            "rss_idle_mb", "rss_end_mb", "rss_mb_per_open_game"}
-    assert server["cpu_ms_per_commit"] > 0 and server["rss_mb_per_open_game"] is not None
+    assert server["cpu_ms_per_commit"] > 0
+    assert (server["rss_mb_per_open_game"] is not None) == (result["open_games"] > 0)
     client = result["loadgen"]
     assert client["cpu_s"] > 0 and 0 < client["cpu_percent"]
     assert set(client["loop_lag_ms"]) == {"p50", "p99", "max"}
