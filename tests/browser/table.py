@@ -124,17 +124,21 @@ def selector_of(action: dict[str, Any]) -> str:
 def act_by_keyboard(page: Page, action: dict[str, Any], key: str = "Enter") -> None:
     """Sends `action` with the keyboard alone and waits for the server's answer."""
     before = page.evaluate("window.elgrande.sent")
-    focus_by_keyboard(page, selector_of(action))
+    # Asked of the state the action was picked from: once the key is pressed, a single
+    # action is sent at once and the next state may offer several on the same target.
+    # Only a target on the map may stand for several actions (buttons are one each).
+    target = selector_of(action)
+    needs_choice = (action["kind"] != "secret" and target.startswith(("#area-", "[data-piece"))
+                    and _needs_choice(page, action))
+    focus_by_keyboard(page, target)
     page.keyboard.press(key)
     if action["kind"] == "secret":
         focus_by_keyboard(page, "#secret-confirm")
         page.keyboard.press(key)
-    elif page.locator("#choose-dialog.show").count() or page.locator("#choose-options button").count():
-        dialog = page.locator("#choose-dialog")
-        if dialog.is_visible() or _needs_choice(page, action):
-            page.locator("#choose-dialog.show").wait_for()
-            focus_by_keyboard(page, f'#choose-options [data-action="{action["text"]}"]')
-            page.keyboard.press(key)
+    elif needs_choice:
+        page.locator("#choose-dialog.show").wait_for()
+        focus_by_keyboard(page, f'#choose-options [data-action="{action["text"]}"]')
+        page.keyboard.press(key)
     page.wait_for_function(
         f"() => window.elgrande.sent > {before} && window.elgrande.acked >= window.elgrande.sent",
         timeout=20_000)
