@@ -55,10 +55,12 @@ export class Connection {
       if (refused) {
         this.handlers.onStatus(t("offline"), false);
         if (this.handlers.onRefused) this.handlers.onRefused(refused);
-        if (event.code === 4429) setTimeout(() => this.open(), 30000);
-        return;
+        // Logged out or no game: trying again cannot help. Too many pages: another may
+        // close any moment, so keep trying as after a network failure.
+        if (event.code !== 4429) return;
+      } else {
+        this.handlers.onStatus(t("reconnecting…"), false);
       }
-      this.handlers.onStatus(t("reconnecting…"), false);
       setTimeout(() => this.open(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);
     };
