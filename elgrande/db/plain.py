@@ -3,9 +3,9 @@ for statements that run inside every commit, where Core's execution costs more t
 the database's work.
 
 Statements are written once, in the ``%(name)s`` placeholder style, with two marks
-for what differs between the dialects: ``{FOR UPDATE ...}`` (PostgreSQL's row lock,
-with its text; SQLite has none: ``BEGIN IMMEDIATE`` holds the database) and
-``{::json}`` (PostgreSQL's cast of a JSON text parameter)."""
+for what differs between the dialects: ``{FOR UPDATE ...}`` or ``{FOR SHARE ...}``
+(PostgreSQL's row lock, with its text; SQLite has none: ``BEGIN IMMEDIATE`` holds the
+database) and ``{::json}`` (PostgreSQL's cast of a JSON text parameter)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-_LOCK = re.compile(r"\{(FOR UPDATE[^}]*)\}")
+_LOCK = re.compile(r"\{(FOR (?:UPDATE|SHARE)[^}]*)\}")
 
 
 class PlainSql:

@@ -296,7 +296,8 @@ class MatchStore:
         """One command of a seat ("step" with ``action``, "undo", "redo", "finish"):
         the match after it (holding the seat's draft; every draft after a finish), for
         building views without reading it again. A refused command changes nothing.
-        ``within``: as for ``play_turn``, run in a finish's transaction."""
+        ``within``: as for ``play_turn``, run in the transaction of any command that
+        commits (a finish, or a step that is a whole turn)."""
         if command == "finish":
             return self._finish(match_id, seat, base_seq, within=within)
         ops: dict[str, Callable[[Draft], object]] = {
@@ -321,7 +322,7 @@ class MatchStore:
                 self._save_draft(conn, match_id, draft, stored.get(seat), self.now())
         except _WholeTurn:
             # A step that opens or answers a veto window is a whole turn (docs/matches.md).
-            return self._finish(match_id, seat, base_seq, run)
+            return self._finish(match_id, seat, base_seq, run, within)
         self._drafts.put((match_id, seat), (draft_sig(draft), _clone(draft)))
         self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat,
                                        ((seat, draft_version(draft)),)))

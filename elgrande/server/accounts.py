@@ -194,6 +194,16 @@ class Accounts:
         with self._reads() as db:
             return db.get(User, user_id)
 
+    def session_holds(self, user_id: int, generation: int) -> bool:
+        """Whether a session of ``generation`` still holds: the account is there, not
+        banned, and no logout or password change moved past it. Two columns read on the
+        connection, no ORM object (a game page's socket asks at every command)."""
+        with self._reads() as db:
+            row = db.connection().execute(
+                select(User.session_generation, User.banned_at).where(User.id == user_id)
+            ).one_or_none()
+        return row is not None and row[1] is None and row[0] == generation
+
     def by_name(self, name: str) -> User | None:
         with self._reads() as db:
             return self._by_name(db, name.strip())

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
+from elgrande.db.plain import PlainSql
 from elgrande.matches import GameMovedOn, Match, MatchError, MatchStore
 from elgrande.rules import parse_action
 
@@ -33,6 +34,14 @@ if TYPE_CHECKING:
 STOPPED = ("abandoned", "cancelled")  # games stopped before their end (no more commits)
 
 Within = Callable[[Connection, Match], None]
+
+# Read inside every commit's transaction (plain SQL: it runs at every commit). With
+# PostgreSQL the seat row is share-locked, so a resignation being written is waited for.
+_GUARD_SQL = {
+    "seat_in_play": "SELECT g.status, s.resigned_seq FROM web_games g "
+                    "JOIN web_seats s ON s.game_id = g.id "
+                    "WHERE g.id = %(game)s AND s.seat = %(seat)s {FOR SHARE OF s}",
+}
 
 
 def both(first: Within, then: Within) -> Within:
@@ -71,6 +80,7 @@ class Play:
         self.resigning = Resign(sessions, lobby, store, stand_in_level) if sessions else None
         # Veto windows (box rules): set by the app once built (it needs ``pass_for``).
         self.veto: VetoWatch | None = None
+        self._sql: PlainSql | None = None
 
     def resign(self, game_id: int, user: User) -> Game:
         """The user gives up their seat: a computer plays it on (LobbyError if refused)."""
@@ -91,40 +101,63 @@ class Play:
         if game.match_id is None:
             raise PlayError("not_started", _("this game has not started"))
         mid = game.match_id
-        # A commit from a seat whose player resigned (seen by a process that still
-        # remembers it as theirs) is refused: the stand-in plays that seat now.
-        commits = command.kind == "finish" or command.commits_at_once
-        if commits and self.resigning is not None and self.resigning.has_resigned(game.id, seat):
-            raise PlayError("resigned", _("You have resigned this game."))
-        if commits and self.lobby.status_of(game.id) in STOPPED:
-            # Read now: the page's copy of the game is as old as the page.
-            raise PlayError("stopped", _("This game was stopped: nothing more can be played."))
         if self._clocked(game) and self.clocks is not None and self.clocks.is_away(game.id, seat):
             # Back after the clock ran out: acting takes the seat back from the computer
             # (a turn it is thinking out is then refused; one it committed stands, and
             # this command is answered against the new state).
             self.clocks.reclaim(game.id, seat)
         try:
-            # A clocked game's clocks are settled in the commit's own transaction.
-            clocks = self.clocks.in_commit(game, seat) if self.clocks and self._clocked(game) else None
+            # Every commit checks the seat is still in play, and a clocked game's clocks
+            # are settled, in the commit's own transaction.
+            within = self._seat_in_play(game, seat)
+            if self.clocks is not None and self._clocked(game):
+                within = both(within, self.clocks.in_commit(game, seat))
             if command.commits_at_once and command.action is not None:
                 # Step and finish in one transaction: a refusal then means nothing changed
                 # (two separate ones could store the choice and still answer moved_on).
                 match = self.store.play_turn(mid, seat, [command.action], base_seq=command.seq,
-                                             within=clocks)
+                                             within=within)
             else:
                 match = self.store.play(mid, seat, command.kind, command.action,
-                                        base_seq=command.seq,
-                                        within=clocks if command.kind == "finish" else None)
+                                        base_seq=command.seq, within=within)
             if command.kind == "step" and self.veto is not None:
                 match = self._pass_if_preferred(game, seat, match)
         except GameMovedOn as exc:
             raise from_match_error(exc, self.views.view_of(game, exc.match, seat)) from None
         except MatchError as exc:
+            if command.kind == "finish" or command.commits_at_once:
+                # A refused commit of a seat that is out says so (not "nothing to finish").
+                self._refuse_if_out(self.lobby.seat_in_play(game.id, seat))
             raise from_match_error(exc) from None
         if match.over:  # only a commit ends a match
             self.lobby.mark_finished(mid)
         return self.views.view_of(game, match, seat)
+
+    def _seat_in_play(self, game: Game, seat: int) -> Within:
+        """Refuses a commit (raising PlayError, so nothing is written) from a seat whose
+        player resigned (a process may still remember the seat as theirs: the stand-in
+        plays it now) or in a game that was stopped (the page's copy of the game is as
+        old as the page): read in the commit's transaction, so neither can slip in
+        between the check and the commit."""
+
+        def within(conn: Connection, match: Match) -> None:
+            if self._sql is None:
+                self._sql = PlainSql(conn.dialect.name, _GUARD_SQL)
+            self._refuse_if_out(self._sql.run(conn, "seat_in_play",
+                                              {"game": game.id, "seat": seat}))
+
+        return within
+
+    def _refuse_if_out(self, rows: list[Any]) -> None:
+        """Raises PlayError if the seat's player resigned or the game was stopped
+        (``rows``: the game's status and the seat's resigned_seq, as read)."""
+        if not rows:
+            raise PlayError("not_found", _("no such game"))
+        status, resigned_seq = rows[0]
+        if resigned_seq is not None and self.resigning is not None:
+            raise PlayError("resigned", _("You have resigned this game."))
+        if status in STOPPED:
+            raise PlayError("stopped", _("This game was stopped: nothing more can be played."))
 
     def _pass_if_preferred(self, game: Game, seat: int, match: Match) -> Match:
         """A step of the seat's own that opened a veto window for the seat itself (its

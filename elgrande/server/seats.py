@@ -84,12 +84,6 @@ class Resign:
         log.info("game %s: seat %s resigned at move %s", game_id, seat.seat, seat.resigned_seq)
         return game
 
-    def has_resigned(self, game_id: int, seat: int) -> bool:
-        """Whether the seat's player resigned. Read from the database: another process
-        may still remember the seat as theirs (its seat lists are kept once started)."""
-        with self._sessions() as db:
-            return db.scalar(select(Seat.resigned_seq).where(
-                Seat.game_id == game_id, Seat.seat == seat)) is not None
 
 
 class Sweeper(Periodic):

@@ -41,6 +41,7 @@ from .i18n import _
 from .live import Change
 from .logs import request_id
 from .seat_views import to_json, view_key
+from .security import SESSION_COOKIE
 from .socket_counts import SocketCounts
 from .web import current_user, services
 
@@ -93,6 +94,8 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
 async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     svc = services(websocket)
     game, user, seat = await run_in_threadpool(_opening, websocket, game_id)
+    # The session the page opened with: each command checks it still holds.
+    session = svc.signer.session(websocket.cookies.get(SESSION_COOKIE))
     if game is None:
         await websocket.close(code=4404, reason="no such game")
         return
@@ -205,7 +208,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             ack, command, error = _parse(text)
             try:
                 if isinstance(command, ChatLine):
-                    await _chat(websocket, svc, game, user, seat, command.text, ack)
+                    await _chat(websocket, svc, game, user, seat, session, command.text, ack)
                     continue
                 if command == "sync":
                     await send_state(ack)
@@ -214,12 +217,13 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
                     continue
                 shown = None
                 if error is None and isinstance(command, Command):
-                    if seat is not None and not await _still_logged_in(websocket, user):
+                    try:
+                        shown, error = await _command(svc, game, seat, session, command)
+                    except _LoggedOut:
                         # Logged out (or out everywhere) since the page opened: this
                         # socket's session is over too.
                         await websocket.close(code=LOGGED_OUT, reason="logged out")
                         return
-                    shown, error = await _command(svc, game, seat, command)
                 if error is not None:
                     await websocket.send_json({"type": "error", **error.to_dict()})
                     shown = error.shown
@@ -251,10 +255,10 @@ class ChatLine:
 
 
 async def _chat(websocket: WebSocket, svc: Any, game: Any, user: Any, seat: int | None,
-                text: str, ack: Any) -> None:
+                session: tuple[int, int] | None, text: str, ack: Any) -> None:
     """Writes a chat line; the answer is {"type": "chat_ok", "ack"} or an error (the
     line itself reaches every page, this one too, as a "chat" message)."""
-    if seat is not None and not await _still_logged_in(websocket, user):
+    if seat is not None and not await _session_holds(svc, session):
         await websocket.close(code=LOGGED_OUT, reason="logged out")
         return
     try:
@@ -304,21 +308,34 @@ def _opening(websocket: WebSocket, game_id: int) -> tuple[Any, Any, int | None]:
     return game, user, svc.lobby.seat_of(game_id, user.id if user else None)
 
 
-async def _still_logged_in(websocket: WebSocket, user: Any) -> bool:
-    """The session the socket was opened with is still valid (checked at each command,
-    as an HTTP command is)."""
-    now = await run_in_threadpool(current_user, websocket)
-    return now is not None and user is not None and now.id == user.id
+async def _session_holds(svc: Any, session: tuple[int, int] | None) -> bool:
+    """The session the socket was opened with still holds (checked at each command, as
+    an HTTP command is)."""
+    return session is not None and await run_in_threadpool(svc.accounts.session_holds,
+                                                           *session)
 
 
-async def _command(svc: Any, game: Any, seat: int | None, command: Command
-                   ) -> tuple[Any, PlayError | None]:
+class _LoggedOut(Exception):
+    """The session a socket was opened with no longer holds."""
+
+
+async def _command(svc: Any, game: Any, seat: int | None, session: tuple[int, int] | None,
+                   command: Command) -> tuple[Any, PlayError | None]:
     """Carries out one command: (the seat's view after it, None), or (None, the
-    refusal) when it was refused."""
+    refusal) when it was refused; _LoggedOut if the page's session ended meanwhile."""
     if seat is None:
         return None, PlayError("spectator", _("spectators cannot act in this game"))
     try:
-        shown = await run_in_threadpool(svc.play.act, game, seat, command)
+        shown = await run_in_threadpool(_act_in_session, svc, game, seat, session, command)
     except PlayError as exc:
         return None, exc
     return shown, None
+
+
+def _act_in_session(svc: Any, game: Any, seat: int, session: tuple[int, int] | None,
+                    command: Command) -> Any:
+    """The session check and the command in one worker-thread hop (the check is
+    made at each command, as an HTTP command makes it)."""
+    if session is None or not svc.accounts.session_holds(*session):
+        raise _LoggedOut
+    return svc.play.act(game, seat, command)

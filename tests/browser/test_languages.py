@@ -49,6 +49,16 @@ def _shown_texts(page: Page) -> list[str]:
 ALSO = {"de": set(), "fr": {"place", "Place", "Score", "scores", "Province", "point", "points", "places"}}
 
 
+def _english_pattern(language: str) -> re.Pattern[str]:
+    """Any of our English messages as whole words, in one pattern (a text has a match
+    exactly when one of them is in it; one search per text, not one per message)."""
+    messages = sorted(ENGLISH - ALSO[language], key=len, reverse=True)
+    return re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, messages))})(?!\w)")
+
+
+PATTERNS = {language: _english_pattern(language) for language in ALSO}
+
+
 def _english_left(page: Page, language: str) -> list[str]:
     """Our English messages (as whole words) in what the page shows; the players' names
     are theirs, in any language, and left out."""
@@ -57,9 +67,7 @@ def _english_left(page: Page, language: str) -> list[str]:
     for text in _shown_texts(page):
         for name in names:
             text = text.replace(name, "")
-        for english in ENGLISH - ALSO[language]:
-            if re.search(rf"(?<!\w){re.escape(english)}(?!\w)", text):
-                found.append(f"{english!r} in {text!r}")
+        found += [f"{english!r} in {text!r}" for english in PATTERNS[language].findall(text)]
     return sorted(set(found))
 
 
