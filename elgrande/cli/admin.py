@@ -41,7 +41,7 @@ def cmd_admin(args: argparse.Namespace) -> int:
         print(f"elgrande admin: {exc}", file=sys.stderr)
         return 2
     prepare_database(settings.database_url)
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, sqlite_sync=settings.sqlite_sync)
     try:
         moderation = Moderation(sessionmaker(writer(engine), expire_on_commit=False),
                                 sessionmaker(engine, expire_on_commit=False), utcnow)

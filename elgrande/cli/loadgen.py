@@ -112,10 +112,11 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--ramp", type=non_negative_int, default=0, metavar="N",
                         help="set up at most N games at once (over all client processes), "
                         "as players arriving over time; default 0: every game at once")
-    parser.add_argument("--deflate", action=argparse.BooleanOptionalAction, default=True,
+    parser.add_argument("--deflate", action=argparse.BooleanOptionalAction, default=False,
                         help="whether the started servers offer per-message deflate on "
-                        "their WebSockets (default: yes, as uvicorn does; --no-deflate "
-                        "measures the CPU and memory it costs)")
+                        "their WebSockets (default: no, as `elgrande serve` by default, "
+                        "ELGRANDE_WS_DEFLATE; --deflate measures the CPU and memory it "
+                        "costs)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
 

@@ -72,6 +72,7 @@ def serve(args: argparse.Namespace) -> int:
     # Logging as configured above (log_config=None); frames bounded before they are read.
     config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
                             access_log=False, ws="websockets-sansio",
-                            ws_max_size=ws_frame_limit(settings))
+                            ws_max_size=ws_frame_limit(settings),
+                            ws_per_message_deflate=settings.ws_deflate)
     uvicorn.Server(config).run(sockets=[sock])
     return 0

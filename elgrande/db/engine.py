@@ -18,7 +18,15 @@ _HOLDS_WRITE_LOCK = "elgrande_holds_write_lock"
 WRITE_LOCK_TIMEOUT = 30.0  # seconds, as SQLite's busy_timeout
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
+# SQLite's PRAGMA synchronous in WAL mode: "normal", a commit is in the WAL (in the
+# operating system's hands) when it returns, so a killed process loses nothing; "full",
+# also fsync'd, so it survives power loss (docs/deploy.md).
+SYNC_MODES = ("normal", "full")
+
+
+def make_engine(url: str, *, sqlite_sync: str = "normal", **kwargs: Any) -> Engine:
+    if sqlite_sync not in SYNC_MODES:
+        raise ValueError(f"sqlite_sync must be one of {SYNC_MODES}, not {sqlite_sync!r}")
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     # Every worker thread of the web app (up to 40) may hold a connection: a pool much
@@ -32,7 +40,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         kwargs.setdefault("max_overflow", 20)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, sqlite_sync)
     return engine
 
 
@@ -41,7 +49,7 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{WRITE: True})
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _configure_sqlite(engine: Engine, sync: str) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # We issue BEGIN ourselves (pysqlite's implicit transactions are unreliable).
@@ -49,7 +57,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA busy_timeout=30000")
         _set_wal(cursor)
-        cursor.execute("PRAGMA synchronous=FULL")  # a commit survives power loss too
+        cursor.execute(f"PRAGMA synchronous={sync.upper()}")  # (one of SYNC_MODES)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 

@@ -301,7 +301,7 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         memory_every: float | None = None, pace: str = "none", model: str = "flat",
         spectators: float | None = None, reconnects_per_hour: float | None = None,
         live_fraction: float | None = None, think_scale: float | None = None,
-        stagger: bool | None = None, deflate: bool = True, ramp: int = 0
+        stagger: bool | None = None, deflate: bool = False, ramp: int = 0
         ) -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them.
     ``model``: a name of ``model.MODELS``, the other ``None`` arguments its own values;

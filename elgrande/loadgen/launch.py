@@ -27,11 +27,12 @@ class ServerProcess:
                  extra_env: dict[str, str] | None = None,
                  uvicorn_args: tuple[str, ...] = ("--log-level", "warning", "--no-access-log",
                                                   "--timeout-keep-alive", "30"),
-                 deflate: bool = True) -> None:
-        """``deflate``: per-message deflate offered on the WebSockets (uvicorn's default)."""
+                 deflate: bool = False) -> None:
+        """``deflate``: per-message deflate offered on the WebSockets (off by default, as
+        ``elgrande serve`` by default)."""
         self.port = free_port()
-        self.uvicorn_args = uvicorn_args + (() if deflate else ("--ws-per-message-deflate",
-                                                                 "false"))
+        self.uvicorn_args = uvicorn_args + ("--ws-per-message-deflate",
+                                            "true" if deflate else "false")
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"server-{self.port}.log"
         self.env = {

@@ -107,7 +107,7 @@ class Services:
 
 def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
     """``now``: the clock of the turn clocks and sweeps (tests inject their own)."""
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, sqlite_sync=settings.sqlite_sync)
     starters: list[Callable[[], None]] = []
     stoppers: list[Callable[[], None]] = []
     broker: Broker

@@ -130,6 +130,15 @@ class Settings(BaseSettings):
         "With several processes: how long a process's count of open WebSockets lasts in "
         "Redis without renewal (renewed every third of it); a dead process's sockets stop "
         "counting after it.", 30.0)
+    sqlite_sync: str = setting(
+        "normal", "SQLite only: `normal`, a committed move survives the server process being "
+        "killed (WAL; the operating system writes it out), not the machine losing power; "
+        "`full`, it survives that too, at the cost of waiting for the disk at every commit.",
+        "normal or full", pattern="^(normal|full)$")
+    ws_deflate: bool = setting(
+        False, "Offer per-message deflate on the game pages' WebSockets: about a sixth of "
+        "the bytes on the wire, for about 45 KB more memory per open page and CPU for "
+        "every message.", "on/off, true/false, yes/no or 1/0")
     log_format: str = setting("text", "Log lines as plain text, or one JSON object per line "
                               "for log collectors.", "text or json", pattern="^(text|json)$")
     log_level: str = setting("warning", "The least severe log level written.",

@@ -1,5 +1,6 @@
 """docs/deploy.md stays true: it names every setting (details in the generated table of
-docs/server.md), and its uvicorn command lines bound WebSocket frames as `serve` does."""
+docs/server.md), and its uvicorn command lines bound WebSocket frames and leave out
+per-message deflate as `serve` does by default."""
 
 from __future__ import annotations
 
@@ -25,3 +26,5 @@ def test_every_uvicorn_command_bounds_frames_like_serve() -> None:
     assert len(commands) >= 2
     for command in commands:
         assert f"--ws-max-size {default}" in command, command
+        # as `serve` by default (ELGRANDE_WS_DEFLATE)
+        assert "--ws-per-message-deflate false" in command, command
