@@ -60,6 +60,8 @@ class SharedSocketCounts:
     ``limit`` per key over all processes (0: no limit). ``process`` names this process
     (a lasting name lets a restarted process drop its predecessor's counts at once)."""
 
+    waits = True  # a Redis round trip
+
     def __init__(self, url: str, name: str, limit: int, *, process: str, ttl: float = 30.0,
                  clock: Callable[[], float] = time.time) -> None:
         self.limit = limit

@@ -8,22 +8,41 @@ import threading
 from collections import Counter
 from typing import Protocol
 
+from starlette.concurrency import run_in_threadpool
+
 
 class SocketCounts(Protocol):
     """At most ``limit`` open sockets per key (0: no limit); ``open`` is this process's
-    (for the metrics). ``admit`` and ``release`` may wait for Redis: call them from a
-    worker thread."""
+    (for the metrics). When ``waits``, ``admit`` and ``release`` may wait for Redis:
+    call them from a worker thread (else they are quick enough for the event loop)."""
 
     limit: int
     open: Counter[str]
+    waits: bool
 
     def admit(self, key: str) -> bool: ...
 
     def release(self, key: str) -> None: ...
 
 
+async def admit(counts: SocketCounts, key: str) -> bool:
+    """``counts.admit`` from the event loop: in a worker thread only if it may wait."""
+    if counts.waits:
+        return await run_in_threadpool(counts.admit, key)
+    return counts.admit(key)
+
+
+async def release(counts: SocketCounts, key: str) -> None:
+    if counts.waits:
+        await run_in_threadpool(counts.release, key)
+    else:
+        counts.release(key)
+
+
 class LocalSocketCounts:
     """The sockets of this process only (one process, no Redis)."""
+
+    waits = False  # a lock held for a dictionary update
 
     def __init__(self, limit: int) -> None:
         self.limit = limit

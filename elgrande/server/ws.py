@@ -42,7 +42,7 @@ from .live import Change
 from .logs import request_id
 from .seat_views import to_json, view_key
 from .security import SESSION_COOKIE
-from .socket_counts import SocketCounts
+from .socket_counts import SocketCounts, admit, release
 from .web import current_user, services
 
 router = APIRouter()
@@ -71,7 +71,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     sockets: SocketCounts | None = getattr(websocket.app.state, "ws_clients", None)
     address = client_address(websocket.scope)
     # In a worker thread: with Redis, the count is over every process.
-    if sockets is not None and not await run_in_threadpool(sockets.admit, address):
+    if sockets is not None and not await admit(sockets, address):
         # Accepted only to be closed: a close code and reason reach the client.
         await websocket.accept()
         await websocket.close(code=TOO_MANY_SOCKETS,
@@ -88,7 +88,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
             await websocket.close(code=TRY_AGAIN_LATER, reason="database unavailable")
     finally:
         if sockets is not None:
-            await run_in_threadpool(sockets.release, address)
+            await release(sockets, address)
 
 
 async def _game_socket(websocket: WebSocket, game_id: int) -> None:
@@ -140,12 +140,13 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             last_sent[0] = shown.key
             log_lines[0] = len(shown.log.lines) if shown.log.public else None
 
-    async def send_clocks() -> None:
-        """The game's clocks (public: remaining time, who is away), if it has any."""
+    async def send_clocks(read: Any = None) -> None:
+        """The game's clocks (public: remaining time, who is away), if it has any
+        (``read``: as just read)."""
         if game.match_id is None:
             return
-        clocks = (svc.clocks.public_known(game_id)
-                  or await run_in_threadpool(svc.clocks.public, game_id))
+        clocks = read or (svc.clocks.public_known(game_id)
+                          or await run_in_threadpool(svc.clocks.public, game_id))
         if clocks is not None:
             await websocket.send_text(to_json({"type": "clocks", "clocks": clocks}))
 
@@ -160,12 +161,13 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     chat_seen = [0]  # the newest chat line this page has
     reads_chat = game.match_id is not None and svc.chat.may_read(game, seat)
 
-    async def send_chat() -> None:
-        """The chat lines this page has not had (none if it may not read the chat)."""
+    async def send_chat(read: list[dict[str, Any]] | None = None) -> None:
+        """The chat lines this page has not had (none if it may not read the chat;
+        ``read``: as just read)."""
         if not reads_chat:
             return
-        lines = await run_in_threadpool(svc.chat.lines, game_id, user.id if user else None,
-                                        chat_seen[0])
+        lines = read if read is not None else await run_in_threadpool(
+            svc.chat.lines, game_id, user.id if user else None, chat_seen[0])
         if lines:  # (a game without chat lines sends none: the page shows the form)
             await websocket.send_text(to_json({"type": "chat", "lines": lines,
                                                "may_write": seat is not None}))
@@ -191,11 +193,16 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
 
     pusher = asyncio.create_task(pump())
     try:
-        await send_state()
+        # What a page gets first, read in one worker-thread hop (after subscribing: no
+        # change between the reading and the subscription is missed).
+        first = (await run_in_threadpool(_first_parts, svc, game, seat, user, reads_chat)
+                 if game.match_id is not None else None)
+        await send_state(shown=first.shown if first else None)
         try:
-            await send_clocks()
-            await send_veto()
-            await send_chat()
+            if first is None or first.complete:
+                await send_clocks(first.clocks if first else None)
+                await send_veto()
+                await send_chat(first.chat if first else None)
         except DATABASE_UNAVAILABLE as exc:
             # The page has its state: the socket stays (these come with the next change
             # or sync), as it does when the database goes away later.
@@ -295,6 +302,30 @@ def _parse(text: str) -> tuple[Any, Command | ChatLine | str | None, PlayError |
         return ack, parse_command(message["type"], message.get("seq"), message.get("action")), None
     except PlayError as exc:
         return ack, None, exc
+
+
+@dataclass(frozen=True)
+class _FirstParts:
+    shown: Any  # the seat's view
+    clocks: Any = None  # the public clocks, if any
+    chat: list[dict[str, Any]] | None = None  # the chat lines (None: not read)
+    complete: bool = True  # False: the database went away after the view was read
+
+
+def _first_parts(svc: Any, game: Any, seat: int | None, user: Any, reads_chat: bool
+                 ) -> _FirstParts:
+    """A new page's view, the game's clocks and its chat lines, in one worker-thread hop
+    (a page reconnecting is common: each hop and read counts)."""
+    shown = svc.views.seat_state(game, seat)
+    try:
+        clocks = svc.clocks.public_known(game.id) or svc.clocks.public(game.id)
+        chat = svc.chat.lines(game.id, user.id if user else None, 0) if reads_chat else None
+    except DATABASE_UNAVAILABLE as exc:
+        # The page gets its state: the socket stays (the rest comes with the next change
+        # or sync), as it does when the database goes away later.
+        log.warning("database unavailable for a page's extras: %s", database_problem(exc))
+        return _FirstParts(shown, complete=False)
+    return _FirstParts(shown, clocks, chat)
 
 
 def _opening(websocket: WebSocket, game_id: int) -> tuple[Any, Any, int | None]:

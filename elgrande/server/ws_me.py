@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketState
 from .alerts import Alerts, Notice
 from .hardening.errors import DATABASE_UNAVAILABLE, database_problem
 from .hardening.limits import client_address
-from .socket_counts import SocketCounts
+from .socket_counts import SocketCounts, admit, release
 from .tables import User
 from .web import current_user, services
 from .ws import LOGGED_OUT, TOO_MANY_SOCKETS, TRY_AGAIN_LATER, _same_origin
@@ -38,7 +38,7 @@ async def my_socket(websocket: WebSocket) -> None:
     sockets: SocketCounts | None = getattr(websocket.app.state, "ws_clients", None)
     address = client_address(websocket.scope)
     # In a worker thread: with Redis, the count is over every process.
-    if sockets is not None and not await run_in_threadpool(sockets.admit, address):
+    if sockets is not None and not await admit(sockets, address):
         await _refuse(websocket, TOO_MANY_SOCKETS, f"too many connections from your address "
                       f"(at most {sockets.limit})")
         return
@@ -50,7 +50,7 @@ async def my_socket(websocket: WebSocket) -> None:
             await _refuse(websocket, TRY_AGAIN_LATER, "database unavailable")
     finally:
         if sockets is not None:
-            await run_in_threadpool(sockets.release, address)
+            await release(sockets, address)
 
 
 async def _refuse(websocket: WebSocket, code: int, reason: str) -> None:
@@ -66,7 +66,7 @@ async def _my_socket(websocket: WebSocket) -> None:
         await _refuse(websocket, LOGGED_OUT, "log in first")
         return
     alerts: Alerts = services(websocket).alerts
-    if not await run_in_threadpool(alerts.pages.admit, str(user.id)):
+    if not await admit(alerts.pages, str(user.id)):
         await _refuse(websocket, TOO_MANY_SOCKETS, f"too many open pages for your account "
                       f"(at most {alerts.pages.limit})")
         return
@@ -84,7 +84,7 @@ async def _my_socket(websocket: WebSocket) -> None:
         pass
     finally:
         alerts.close(user.id, queue)
-        await run_in_threadpool(alerts.pages.release, str(user.id))
+        await release(alerts.pages, str(user.id))
         if pusher is not None:
             pusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
