@@ -30,7 +30,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
-from starlette.websockets import WebSocketState
+from starlette.websockets import WebSocketDisconnected, WebSocketState
 
 from .chat import ChatRefused
 from .commands import Command, parse_command
@@ -61,6 +61,9 @@ def _same_origin(websocket: WebSocket) -> bool:
     if origin is None:
         return True  # not a browser
     return origin.split("://", 1)[-1] == websocket.headers.get("host", "")
+
+
+_UNREAD = object()  # (send_clocks: nothing read yet)
 
 
 @router.websocket("/ws/games/{game_id}")
@@ -140,13 +143,13 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             last_sent[0] = shown.key
             log_lines[0] = len(shown.log.lines) if shown.log.public else None
 
-    async def send_clocks(read: Any = None) -> None:
+    async def send_clocks(read: Any = _UNREAD) -> None:
         """The game's clocks (public: remaining time, who is away), if it has any
-        (``read``: as just read)."""
+        (``read``: as just read, None for none)."""
         if game.match_id is None:
             return
-        clocks = read or (svc.clocks.public_known(game_id)
-                          or await run_in_threadpool(svc.clocks.public, game_id))
+        clocks = read if read is not _UNREAD else (
+            svc.clocks.public_known(game_id) or await run_in_threadpool(_clocks_of, svc, game))
         if clocks is not None:
             await websocket.send_text(to_json({"type": "clocks", "clocks": clocks}))
 
@@ -200,7 +203,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
         await send_state(shown=first.shown if first else None)
         try:
             if first is None or first.complete:
-                await send_clocks(first.clocks if first else None)
+                await send_clocks(first.clocks if first else _UNREAD)
                 await send_veto()
                 await send_chat(first.chat if first else None)
         except DATABASE_UNAVAILABLE as exc:
@@ -244,12 +247,14 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
                 log.warning("database unavailable for a game command: %s", database_problem(exc))
                 await websocket.send_json({"type": "error", "code": "unavailable",
                                            "message": _(UNAVAILABLE_MESSAGE), "ack": ack})
-    except WebSocketDisconnect:
+    # (Disconnected: the page went while another task of this socket was sending.)
+    except (WebSocketDisconnect, WebSocketDisconnected):
         pass
     finally:
         pusher.cancel()
         # (a pusher that was sending when the page went away ended with the disconnect)
-        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect):
+        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
+                                 WebSocketDisconnected):
             await pusher
         svc.hub.unsubscribe(sub)
 
@@ -318,7 +323,7 @@ def _first_parts(svc: Any, game: Any, seat: int | None, user: Any, reads_chat: b
     (a page reconnecting is common: each hop and read counts)."""
     shown = svc.views.seat_state(game, seat)
     try:
-        clocks = svc.clocks.public_known(game.id) or svc.clocks.public(game.id)
+        clocks = _clocks_of(svc, game)
         chat = svc.chat.lines(game.id, user.id if user else None, 0) if reads_chat else None
     except DATABASE_UNAVAILABLE as exc:
         # The page gets its state: the socket stays (the rest comes with the next change
@@ -326,6 +331,15 @@ def _first_parts(svc: Any, game: Any, seat: int | None, user: Any, reads_chat: b
         log.warning("database unavailable for a page's extras: %s", database_problem(exc))
         return _FirstParts(shown, complete=False)
     return _FirstParts(shown, clocks, chat)
+
+
+def _clocks_of(svc: Any, game: Any) -> dict[str, Any] | None:
+    """The game's public clocks; None without a clock (known once per match: a game
+    without one is not read again at every page opening)."""
+    if game.match_id is None or svc.clocks.clocked_game(game.match_id) is None:
+        return None
+    found: dict[str, Any] | None = svc.clocks.public_known(game.id) or svc.clocks.public(game.id)
+    return found
 
 
 def _opening(websocket: WebSocket, game_id: int) -> tuple[Any, Any, int | None]:

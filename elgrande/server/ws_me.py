@@ -16,7 +16,7 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
-from starlette.websockets import WebSocketState
+from starlette.websockets import WebSocketDisconnected, WebSocketState
 
 from .alerts import Alerts, Notice
 from .hardening.errors import DATABASE_UNAVAILABLE, database_problem
@@ -80,7 +80,8 @@ async def _my_socket(websocket: WebSocket) -> None:
         pusher = asyncio.create_task(_push(websocket, user, queue))
         while True:  # the client sends nothing: this only notices the page going away
             await websocket.receive_text()
-    except WebSocketDisconnect:
+    # (Disconnected: the page went while another task of this socket was sending.)
+    except (WebSocketDisconnect, WebSocketDisconnected):
         pass
     finally:
         alerts.close(user.id, queue)
