@@ -1,5 +1,6 @@
 """`elgrande bench server`: load on the web app over real HTTP and WebSocket
-(elgrande.loadgen.bench). Registered by `register_bench(bench_subparsers)`."""
+(elgrande.loadgen.bench), and `elgrande bench reconnect`: what a page's (re)connection
+costs (elgrande.loadgen.reconnect). Registered by `register_bench(bench_subparsers)`."""
 
 from __future__ import annotations
 
@@ -119,6 +120,46 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         "costs)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_server)
+
+    parser = bench_sub.add_parser(
+        "reconnect", help="what a game page (re)connecting costs the server",
+        description="Start one server on a fresh SQLite file, play a guest's game against "
+        "two computers to E log entries, then open and close that seat's page socket N "
+        "times in a row, reading its first state each time; report the server's CPU and "
+        "the wall time per connection (docs/bench.md).")
+    parser.add_argument("--connections", type=positive_int, default=300, metavar="N",
+                        help="connections to measure, 1 or more (default 300)")
+    parser.add_argument("--entries", type=positive_int, default=150, metavar="E",
+                        help="log entries the game has when measuring (default 150, about "
+                        "the middle of a 3-seat game)")
+    parser.add_argument("--deflate", action=argparse.BooleanOptionalAction, default=False,
+                        help="whether the server offers per-message deflate (default: no, "
+                        "as `elgrande serve` by default)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                        help="seed of the guest's random moves (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=cmd_bench_reconnect)
+
+
+def cmd_bench_reconnect(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from elgrande.loadgen import reconnect
+
+    # (a bar only on a terminal: tqdm's disable=None)
+    with tqdm(total=args.connections, desc="connections", file=sys.stderr,
+              disable=None) as bar:
+        result = reconnect.run(args.connections, args.entries, args.deflate, args.seed,
+                               progress=lambda done, total: bar.update(1))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{result['connections']} connections of a seat's page to a game of "
+              f"{result['log_entries']} log entries (first state {result['first_state_bytes']} "
+              f"bytes, deflate {'on' if result['deflate'] else 'off'}): server CPU "
+              f"{result['server_cpu_ms_per_connection']} ms and wall time "
+              f"{result['wall_ms_per_connection']} ms per connection")
+    return 0
 
 
 def cmd_bench_server(args: argparse.Namespace) -> int:
