@@ -152,7 +152,7 @@ class Play:
         """Raises PlayError if the seat's player resigned or the game was stopped
         (``rows``: the game's status and the seat's resigned_seq, as read)."""
         if not rows:
-            raise PlayError("not_found", _("no such game"))
+            raise PlayError("not_found", _("No such game."))
         status, resigned_seq = rows[0]
         if resigned_seq is not None and self.resigning is not None:
             raise PlayError("resigned", _("You have resigned this game."))
