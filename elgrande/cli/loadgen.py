@@ -1,6 +1,6 @@
 """`elgrande bench server`: load on the web app over real HTTP and WebSocket
-(elgrande.loadgen.bench), and `elgrande bench reconnect`: what a page's (re)connection
-costs (elgrande.loadgen.reconnect). Registered by `register_bench(bench_subparsers)`."""
+(elgrande.loadgen.bench), and `elgrande bench page`: what one game page's connection and
+commands cost (elgrande.loadgen.page). Registered by `register_bench(bench_subparsers)`."""
 
 from __future__ import annotations
 
@@ -122,13 +122,16 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=cmd_bench_server)
 
     parser = bench_sub.add_parser(
-        "reconnect", help="what a game page (re)connecting costs the server",
+        "page", help="what one game page costs the server: a connection, a command",
         description="Start one server on a fresh SQLite file, play a guest's game against "
-        "two computers to E log entries, then open and close that seat's page socket N "
-        "times in a row, reading its first state each time; report the server's CPU and "
-        "the wall time per connection (docs/bench.md).")
+        "two computers to E log entries, wait for the guest's turn, then open and close "
+        "that seat's page socket N times, and send M syncs (the state again, from memory) "
+        "and M draft steps and undos, each waiting for its answer; report the server's "
+        "CPU per connection, per sync and per draft step (docs/bench.md).")
     parser.add_argument("--connections", type=positive_int, default=300, metavar="N",
                         help="connections to measure, 1 or more (default 300)")
+    parser.add_argument("--commands", type=positive_int, default=200, metavar="M",
+                        help="syncs, and steps and undos, to measure (default 200 each)")
     parser.add_argument("--entries", type=positive_int, default=150, metavar="E",
                         help="log entries the game has when measuring (default 150, about "
                         "the middle of a 3-seat game)")
@@ -138,27 +141,29 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                         help="seed of the guest's random moves (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(func=cmd_bench_reconnect)
+    parser.set_defaults(func=cmd_bench_page)
 
 
-def cmd_bench_reconnect(args: argparse.Namespace) -> int:
+def cmd_bench_page(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from elgrande.loadgen import reconnect
+    from elgrande.loadgen import page
 
     # (a bar only on a terminal: tqdm's disable=None)
-    with tqdm(total=args.connections, desc="connections", file=sys.stderr,
+    with tqdm(total=args.connections + 2 * args.commands, desc="measured", file=sys.stderr,
               disable=None) as bar:
-        result = reconnect.run(args.connections, args.entries, args.deflate, args.seed,
-                               progress=lambda done, total: bar.update(1))
+        result = page.run(args.connections, args.commands, args.entries, args.deflate,
+                          args.seed, progress=lambda done, total: bar.update(1))
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"{result['connections']} connections of a seat's page to a game of "
-              f"{result['log_entries']} log entries (first state {result['first_state_bytes']} "
-              f"bytes, deflate {'on' if result['deflate'] else 'off'}): server CPU "
-              f"{result['server_cpu_ms_per_connection']} ms and wall time "
-              f"{result['wall_ms_per_connection']} ms per connection")
+        print(f"a seat's page of a game of {result['log_entries']} log entries (first state "
+              f"{result['first_state_bytes']} bytes, deflate "
+              f"{'on' if result['deflate'] else 'off'}), server CPU: "
+              f"{result['server_cpu_ms_per_connection']} ms per connection "
+              f"({result['wall_ms_per_connection']} ms wall), "
+              f"{result['server_cpu_ms_per_sync']} ms per sync, "
+              f"{result['server_cpu_ms_per_draft_step']} ms per draft step")
     return 0
 
 
