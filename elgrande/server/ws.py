@@ -146,7 +146,8 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     async def send_clocks(read: Any = _UNREAD) -> None:
         """The game's clocks (public: remaining time, who is away), if it has any
         (``read``: as just read, None for none)."""
-        if game.match_id is None:
+        if game.match_id is None or (read is _UNREAD
+                                     and svc.clocks.known_unclocked(game.match_id)):
             return
         clocks = read if read is not _UNREAD else (
             svc.clocks.public_known(game_id) or await run_in_threadpool(_clocks_of, svc, game))

@@ -203,6 +203,11 @@ class ClockKeeper:
         self._games.put(match_id, (found,))
         return found
 
+    def known_unclocked(self, match_id: str) -> bool:
+        """``match_id`` is known here to be played without a clock (memory only: fit
+        for the event loop)."""
+        return self._games.get(match_id) == (None,)
+
     # -- commits
 
     def on_event(self, event: MatchEvent) -> None:
