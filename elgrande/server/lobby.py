@@ -233,13 +233,6 @@ class Lobby:
                 select(Seat.seat).where(Seat.game_id == game_id, Seat.user_id == user_id, Seat.kind == "human")
             )
 
-    def seat_in_play(self, game_id: int, seat: int) -> list[tuple[str, int | None]]:
-        """[(the game's status, the seat's resigned_seq)] as stored now ([]: none)."""
-        with self._reads() as db:
-            return [(status, resigned) for status, resigned in db.execute(
-                select(Game.status, Seat.resigned_seq).join(Seat, Seat.game_id == Game.id)
-                .where(Game.id == game_id, Seat.seat == seat))]
-
     def seat_kind(self, game_id: int, seat: int) -> str | None:
         """The seat's kind as stored now (not the kept seat list: a seat a player
         resigned became "bot" meanwhile, perhaps in another process)."""

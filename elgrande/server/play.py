@@ -80,7 +80,7 @@ class Play:
         self.resigning = Resign(sessions, lobby, store, stand_in_level) if sessions else None
         # Veto windows (box rules): set by the app once built (it needs ``pass_for``).
         self.veto: VetoWatch | None = None
-        self._sql: PlainSql | None = None
+        self._sql = PlainSql(store.engine.dialect.name, _GUARD_SQL)
 
     def resign(self, game_id: int, user: User) -> Game:
         """The user gives up their seat: a computer plays it on (LobbyError if refused)."""
@@ -127,7 +127,8 @@ class Play:
         except MatchError as exc:
             if command.kind == "finish" or command.commits_at_once:
                 # A refused commit of a seat that is out says so (not "nothing to finish").
-                self._refuse_if_out(self.lobby.seat_in_play(game.id, seat))
+                with self.store.engine.connect() as conn:
+                    self._refuse_if_out(conn, game, seat)
             raise from_match_error(exc) from None
         if match.over:  # only a commit ends a match
             self.lobby.mark_finished(mid)
@@ -141,16 +142,14 @@ class Play:
         between the check and the commit."""
 
         def within(conn: Connection, match: Match) -> None:
-            if self._sql is None:
-                self._sql = PlainSql(conn.dialect.name, _GUARD_SQL)
-            self._refuse_if_out(self._sql.run(conn, "seat_in_play",
-                                              {"game": game.id, "seat": seat}))
+            self._refuse_if_out(conn, game, seat)
 
         return within
 
-    def _refuse_if_out(self, rows: list[Any]) -> None:
-        """Raises PlayError if the seat's player resigned or the game was stopped
-        (``rows``: the game's status and the seat's resigned_seq, as read)."""
+    def _refuse_if_out(self, conn: Connection, game: Game, seat: int) -> None:
+        """Raises PlayError if the seat's player resigned or the game was stopped, as
+        read on ``conn``."""
+        rows = self._sql.run(conn, "seat_in_play", {"game": game.id, "seat": seat})
         if not rows:
             raise PlayError("not_found", _("No such game."))
         status, resigned_seq = rows[0]
