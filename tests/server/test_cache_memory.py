@@ -48,8 +48,9 @@ def test_the_views_of_a_whole_game_hold_memory_linear_in_its_length(
     and a spectator), and the views are cached. Each cached view used to keep the whole
     text of its log, so one game's views held memory growing with the square of its
     length: about 43 bytes per (view, line of its log) beyond the views' own JSON for a
-    whole game, against about 14 now (a view's list of lines shared with the others, and
-    what grows with the game alone: the lines themselves, the events)."""
+    whole game, against 13 to 26 now, depending on the deal (a view's list of lines
+    shared with the others, and what grows with the game alone: the lines themselves,
+    the events; 30 games measured on 2026-12-01). The bound lies between the two."""
     game_id = three_humans[0]
     svc = services(client)
     game = svc.lobby.get(game_id)
@@ -80,4 +81,4 @@ def test_the_views_of_a_whole_game_hold_memory_linear_in_its_length(
     heads = sum(len(shown.head) for shown in views.values())
     assert pairs > 20_000, "a whole game"
     per_pair = (held - heads) / pairs
-    assert per_pair < 25, f"{per_pair:.1f} bytes per (view, log line) beyond the views' own"
+    assert per_pair < 34, f"{per_pair:.1f} bytes per (view, log line) beyond the views' own"
