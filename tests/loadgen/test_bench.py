@@ -49,7 +49,9 @@ def test_the_live_model_reports_every_figure() -> None:
     assert result["open_games"] <= 2 and result["spectators"] == result["open_games"]
     assert result["games_started"] + result["open_games"] >= 1  # games did open
     assert result["reconnects"] > 0
-    assert result["games_started"] >= result["games_finished"] >= 0
+    # Every finished game was under way when measuring began (one per game slot) or
+    # started while measuring (CI saw 10 finished against 9 started).
+    assert result["games_started"] + result["games"] >= result["games_finished"] >= 0
     latency = result["latency_ms"]
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"]
     server = result["server"]
