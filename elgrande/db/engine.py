@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
 
 DEFAULT_URL = "sqlite:///elgrande.db"  # what `make run` uses
 
@@ -74,7 +75,7 @@ def _configure_sqlite(engine: Engine, sync: str) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         if not connection.get_execution_options().get(WRITE):
-            connection.exec_driver_sql("BEGIN DEFERRED")
+            _begin(connection, "BEGIN DEFERRED")
             return
         info = connection.info
         # A timeout rather than waiting for ever: a thread that would nest two write
@@ -83,7 +84,7 @@ def _configure_sqlite(engine: Engine, sync: str) -> None:
             info[_HOLDS_WRITE_LOCK] = True
             holders[id(connection.connection.dbapi_connection)] = info
         try:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            _begin(connection, "BEGIN IMMEDIATE")
         except BaseException:
             release(info)
             raise
@@ -120,6 +121,16 @@ def _configure_sqlite(engine: Engine, sync: str) -> None:
         holders.pop(id(dbapi_connection), None)
         if record is not None:
             release(record.info)
+
+
+def _begin(connection: Any, statement: str) -> None:
+    """Begins a transaction on the driver's connection itself: every command begins
+    one, and SQLAlchemy's execution path (events, result set-up) cost several times
+    SQLite's own work for it. Errors are wrapped as SQLAlchemy wraps them."""
+    try:
+        connection.connection.dbapi_connection.execute(statement)
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(statement, None, exc, sqlite3.Error) from exc
 
 
 def _set_wal(cursor: Any) -> None:

@@ -144,6 +144,9 @@ class _WholeTurn(Exception):
 
 # A caller's part of a commit's transaction (``MatchStore.play_turn``).
 Within = Callable[[Connection, Match], None]
+# A caller's check, run first in a command's transaction, whatever the command (raising
+# refuses it: nothing is written).
+Check = Callable[[Connection], None]
 
 
 class MatchStore:
@@ -292,14 +295,16 @@ class MatchStore:
         return self.play(match_id, seat, "finish", base_seq=base_seq).seat_view(seat)
 
     def play(self, match_id: str, seat: int, command: str, action: Action | str | None = None,
-             *, base_seq: int | None = None, within: Within | None = None) -> Match:
+             *, base_seq: int | None = None, within: Within | None = None,
+             check: Check | None = None) -> Match:
         """One command of a seat ("step" with ``action``, "undo", "redo", "finish"):
         the match after it (holding the seat's draft; every draft after a finish), for
         building views without reading it again. A refused command changes nothing.
         ``within``: as for ``play_turn``, run in the transaction of any command that
-        commits (a finish, or a step that is a whole turn)."""
+        commits (a finish, or a step that is a whole turn); ``check``: run first in the
+        command's transaction, whatever the command."""
         if command == "finish":
-            return self._finish(match_id, seat, base_seq, within=within)
+            return self._finish(match_id, seat, base_seq, within=within, check=check)
         ops: dict[str, Callable[[Draft], object]] = {
             "step": lambda d: d.step(action if action is not None else ""),
             "undo": lambda d: d.undo(),
@@ -316,13 +321,15 @@ class MatchStore:
 
         try:
             with self._locked(match_id, seat) as (conn, match, stored):
+                if check is not None:
+                    check(conn)
                 draft = run(match)
                 if command != "undo" and draft.commits_at_once:
                     raise _WholeTurn  # rolled back: committed below, with every draft
                 self._save_draft(conn, match_id, draft, stored.get(seat), self.now())
         except _WholeTurn:
             # A step that opens or answers a veto window is a whole turn (docs/matches.md).
-            return self._finish(match_id, seat, base_seq, run, within)
+            return self._finish(match_id, seat, base_seq, run, within, check)
         self._drafts.put((match_id, seat), (draft_sig(draft), _clone(draft)))
         self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat,
                                        ((seat, draft_version(draft)),)))
@@ -330,14 +337,14 @@ class MatchStore:
 
     def play_turn(self, match_id: str, seat: int, actions: Sequence[Action | str], *,
                   base_seq: int | None = None, fresh: bool = False,
-                  within: Within | None = None) -> Match:
+                  within: Within | None = None, check: Check | None = None) -> Match:
         """Steps and their finish in ONE transaction: ``actions`` are added to the seat's
         draft (to an empty one when ``fresh``: a bot's turn left half-entered by a
         crash is dropped), then the draft is committed. A refusal (an illegal step, the
         game moved on) changes nothing, so a ``GameMovedOn`` never hides a stored step.
         ``within(conn, match)`` runs in that transaction after the commit is written
         (the match at its new head): the caller's own check and record, which may
-        refuse the turn by raising a ``MatchError``."""
+        refuse the turn by raising a ``MatchError``; ``check(conn)`` runs first."""
 
         def enter(match: Match) -> None:
             if fresh:
@@ -347,14 +354,16 @@ class MatchStore:
             for action in actions:
                 draft.step(action)  # committed below, as a whole (a veto window too)
 
-        return self._finish(match_id, seat, base_seq, enter, within)
+        return self._finish(match_id, seat, base_seq, enter, within, check)
 
     def _finish(self, match_id: str, seat: int, base_seq: int | None,
                 before: Callable[[Match], object] | None = None,
-                within: Within | None = None) -> Match:
+                within: Within | None = None, check: Check | None = None) -> Match:
         base = -1
         try:
             with self._locked(match_id, "all") as (conn, match, stored):
+                if check is not None:
+                    check(conn)
                 base = match.seq
                 if before is not None:
                     before(match)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 
-from sqlalchemy import Engine, bindparam, or_, select, update
+from sqlalchemy import Connection, Engine, bindparam, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from .hardening.limits import Limits, LoginLimits, LookupLimits, MemoryLimiter, make_limiter
@@ -205,7 +205,12 @@ class Accounts:
         command: about a third of the cost of an ORM read)."""
         engine: Engine = self._reads.kw["bind"]
         with engine.connect() as conn:
-            row = conn.execute(_SESSION_OF, {"id": user_id}).first()
+            return self.session_holds_on(conn, user_id, generation)
+
+    @staticmethod
+    def session_holds_on(conn: Connection, user_id: int, generation: int) -> bool:
+        """``session_holds``, read on ``conn`` (a game command's own transaction)."""
+        row = conn.execute(_SESSION_OF, {"id": user_id}).first()
         return row is not None and row[1] is None and row[0] == generation
 
     def by_name(self, name: str) -> User | None:

@@ -91,17 +91,24 @@ class Play:
             self.clocks.settle(game_id, force=True)  # the resigned seat's clock stops
         return game
 
-    def act(self, game: Game, seat: int, command: Command) -> SeatState:
+    def act(self, game: Game, seat: int, command: Command,
+            check: Callable[[Connection], None] | None = None) -> SeatState:
         """One command of a seat; returns the seat's view after it. A refused one raises
-        PlayError (carrying the fresh view when the game moved on) and changes nothing."""
+        PlayError (carrying the fresh view when the game moved on) and changes nothing.
+        ``check(conn)``: the caller's own check (the page's session still holds), run
+        first in the command's transaction; what it raises refuses the command."""
         with self.metrics.command(command.kind):
-            return self._act(game, seat, command)
+            return self._act(game, seat, command, check)
 
-    def _act(self, game: Game, seat: int, command: Command) -> SeatState:
+    def _act(self, game: Game, seat: int, command: Command,
+             check: Callable[[Connection], None] | None) -> SeatState:
         if game.match_id is None:
             raise PlayError("not_started", _("this game has not started"))
         mid = game.match_id
         if self._clocked(game) and self.clocks is not None and self.clocks.is_away(game.id, seat):
+            if check is not None:  # (before taking the seat back, not only in the command)
+                with self.store.engine.connect() as conn:
+                    check(conn)
             # Back after the clock ran out: acting takes the seat back from the computer
             # (a turn it is thinking out is then refused; one it committed stands, and
             # this command is answered against the new state).
@@ -116,10 +123,10 @@ class Play:
                 # Step and finish in one transaction: a refusal then means nothing changed
                 # (two separate ones could store the choice and still answer moved_on).
                 match = self.store.play_turn(mid, seat, [command.action], base_seq=command.seq,
-                                             within=within)
+                                             within=within, check=check)
             else:
                 match = self.store.play(mid, seat, command.kind, command.action,
-                                        base_seq=command.seq, within=within)
+                                        base_seq=command.seq, within=within, check=check)
             if command.kind == "step" and self.veto is not None:
                 match = self._pass_if_preferred(game, seat, match)
         except GameMovedOn as exc:

@@ -109,6 +109,11 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     last_sent: list[Any] = [None]  # the key of the view this page has now
     log_lines: list[int | None] = [None]  # lines of the public move log the page holds
     sending = asyncio.Lock()  # one view at a time, in order
+    # Set while none of this page's commands is being carried out. Its own change
+    # notice would otherwise go out as a state just before the command's answer, the
+    # same state again: the pump waits for the answer, and then has nothing to send.
+    answered = asyncio.Event()
+    answered.set()
 
     async def send_state(ack: Any = None, shown: Any = None, *, answer: bool = True,
                          change: Change | None = None) -> None:
@@ -183,6 +188,8 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             while not sub.queue.empty():  # several changes at once: one refresh
                 changes.append(sub.queue.get_nowait())
             moves = [c for c in changes if not (c.clocks or c.chat or c.veto)]
+            if moves:
+                await answered.wait()
             try:
                 if moves:
                     await send_state(answer=False, change=moves[-1])
@@ -227,21 +234,25 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
                     await send_veto()
                     continue
                 shown = None
-                if error is None and isinstance(command, Command):
-                    try:
-                        shown, error = await _command(svc, game, seat, session, command)
-                    except _LoggedOut:
-                        # Logged out (or out everywhere) since the page opened: this
-                        # socket's session is over too.
-                        await websocket.close(code=LOGGED_OUT, reason="logged out")
-                        return
-                if error is not None:
-                    await websocket.send_json({"type": "error", **error.to_dict()})
-                    shown = error.shown
-                # The answer to a command: the state after it (or unchanged, after an
-                # error), tagged with the command's id so the page knows its click has
-                # been handled.
-                await send_state(ack, shown)
+                answered.clear()
+                try:
+                    if error is None and isinstance(command, Command):
+                        try:
+                            shown, error = await _command(svc, game, seat, session, command)
+                        except _LoggedOut:
+                            # Logged out (or out everywhere) since the page opened: this
+                            # socket's session is over too.
+                            await websocket.close(code=LOGGED_OUT, reason="logged out")
+                            return
+                    if error is not None:
+                        await websocket.send_json({"type": "error", **error.to_dict()})
+                        shown = error.shown
+                    # The answer to a command: the state after it (or unchanged, after an
+                    # error), tagged with the command's id so the page knows its click
+                    # has been handled.
+                    await send_state(ack, shown)
+                finally:
+                    answered.set()
             except DATABASE_UNAVAILABLE as exc:
                 # The socket stays: the page shows why its move did not take and may
                 # send it again (a lost socket would reconnect and drop the move silently).
@@ -380,8 +391,14 @@ async def _command(svc: Any, game: Any, seat: int | None, session: tuple[int, in
 
 def _act_in_session(svc: Any, game: Any, seat: int, session: tuple[int, int] | None,
                     command: Command) -> Any:
-    """The session check and the command in one worker-thread hop (the check is
-    made at each command, as an HTTP command makes it)."""
-    if session is None or not svc.accounts.session_holds(*session):
+    """The command, refused if the page's session no longer holds: checked at each
+    command, as an HTTP command is, in the command's own transaction (no connection
+    and transaction of its own: a draft step is mostly such overhead)."""
+    if session is None:
         raise _LoggedOut
-    return svc.play.act(game, seat, command)
+
+    def check(conn: Any) -> None:
+        if not svc.accounts.session_holds_on(conn, *session):
+            raise _LoggedOut
+
+    return svc.play.act(game, seat, command, check)

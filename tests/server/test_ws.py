@@ -105,6 +105,28 @@ def test_sync_resends_the_state(client: TestClient, three_humans: tuple[int, As,
         assert ws.receive_json() == {**first, "ack": 7}
 
 
+def test_a_command_is_answered_by_one_state_not_also_by_its_own_change_notice(
+        client: TestClient, three_humans: tuple[int, As, As, As]) -> None:
+    # The draft change a step makes reaches this page as a notice too; the page gets
+    # the state once, as the answer (a 20 KB state sent twice was half a step's cost).
+    game_id, *players = three_humans
+    mover, seat, _other, _ = roles(game_id, tuple(players))
+    with mover.ws(game_id) as ws:
+        seq = ws.receive_json()["state"]["seq"]
+        received = []
+        for ident, message in enumerate([{"type": "step", "action": f"p{seat} bid 9", "seq": seq},
+                                         {"type": "undo", "seq": seq},
+                                         {"type": "redo", "seq": seq},
+                                         {"type": "sync"}, {"type": "sync"}], start=1):
+            ws.send_json({**message, "id": ident})
+            while True:
+                reply = ws.receive_json()
+                received.append((reply["type"], reply.get("ack")))
+                if reply.get("ack") == ident:
+                    break
+        assert received == [("state", ident) for ident in range(1, 6)]
+
+
 def test_cross_origin_sockets_and_unknown_games_are_refused(
         client: TestClient, three_humans: tuple[int, As, As, As]) -> None:
     game_id, anna, *_ = three_humans
