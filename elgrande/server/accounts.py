@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import secrets
 
-from sqlalchemy import Connection, Engine, bindparam, or_, select, update
+from sqlalchemy import Connection, Engine, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
+
+from elgrande.db.plain import PlainSql
 
 from .hardening.limits import Limits, LoginLimits, LookupLimits, MemoryLimiter, make_limiter
 from .i18n import N_, _
@@ -18,8 +20,9 @@ from .tables import User, utcnow
 FORMER_PLAYER = N_("former player")  # the name a deleted account's seats keep (stored)
 
 
-# (compiled once, cached by SQLAlchemy)
-_SESSION_OF = select(User.session_generation, User.banned_at).where(User.id == bindparam("id"))
+# Plain SQL: a game page's socket reads it at every command.
+_SESSION_SQL = {"session_of": "SELECT session_generation, banned_at FROM web_users "
+                              "WHERE id = %(id)s"}
 
 
 class AccountError(ValueError):
@@ -32,6 +35,7 @@ class Accounts:
                  lookups: LookupLimits | None = None) -> None:
         self._sessions = sessions
         self._reads = reads or sessions
+        self._sql = PlainSql(self._reads.kw["bind"].dialect.name, _SESSION_SQL)
         self.hashes = hashes or HashPool()
         self.logins = logins or LoginLimits(MemoryLimiter(15 * 60))
         self.lookups = lookups or LookupLimits(MemoryLimiter(60 * 60))
@@ -207,11 +211,10 @@ class Accounts:
         with engine.connect() as conn:
             return self.session_holds_on(conn, user_id, generation)
 
-    @staticmethod
-    def session_holds_on(conn: Connection, user_id: int, generation: int) -> bool:
+    def session_holds_on(self, conn: Connection, user_id: int, generation: int) -> bool:
         """``session_holds``, read on ``conn`` (a game command's own transaction)."""
-        row = conn.execute(_SESSION_OF, {"id": user_id}).first()
-        return row is not None and row[1] is None and row[0] == generation
+        rows = self._sql.run(conn, "session_of", {"id": user_id})
+        return bool(rows) and rows[0][1] is None and rows[0][0] == generation
 
     def by_name(self, name: str) -> User | None:
         with self._reads() as db:

@@ -183,7 +183,7 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
                                veto=event.kind == "veto"))
             return
         hub.publish(f"match:{event.match_id}", event.seat if event.kind == "draft" else None,
-                    Change(event.seq, event.drafts))
+                    Change(event.seq, event.drafts, draft=event.kind == "draft"))
         alerts.on_event(event)  # "your turn" for the players' other pages
         if event.kind != "draft":
             game_id = lobby.bot_game(event.match_id)

@@ -24,6 +24,7 @@ class Change:
     clocks: bool = False  # only the game's clocks changed (server/clocks/)
     chat: bool = False  # only a line of the table chat (server/chat.py)
     veto: bool = False  # only the "no veto" choices or a window's wait (server/veto.py)
+    draft: bool = False  # only a seat's draft (the notice reaches that seat's pages alone)
 
     def version_of(self, seat: int | None) -> str | None:
         """The seat's draft version after the change (spectators have none: ""), or

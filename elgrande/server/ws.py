@@ -109,9 +109,10 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
     last_sent: list[Any] = [None]  # the key of the view this page has now
     log_lines: list[int | None] = [None]  # lines of the public move log the page holds
     sending = asyncio.Lock()  # one view at a time, in order
-    # Set while none of this page's commands is being carried out. Its own change
-    # notice would otherwise go out as a state just before the command's answer, the
-    # same state again: the pump waits for the answer, and then has nothing to send.
+    # Set while none of this page's commands is being carried out. The draft change a
+    # command makes reaches its page as a notice too, and would go out as a state just
+    # before the command's answer, the same state again: the pump waits for the answer
+    # then, and has nothing left to send (any other change goes out at once).
     answered = asyncio.Event()
     answered.set()
 
@@ -188,7 +189,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
             while not sub.queue.empty():  # several changes at once: one refresh
                 changes.append(sub.queue.get_nowait())
             moves = [c for c in changes if not (c.clocks or c.chat or c.veto)]
-            if moves:
+            if moves and all(c.draft for c in moves):
                 await answered.wait()
             try:
                 if moves:
