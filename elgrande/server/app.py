@@ -352,16 +352,15 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
         pages,
         player_pages,
         review_api,
-        ws,
         ws_me,
     )
+    from .ws_path import GameSocketPath
 
     app.include_router(health.router)
     app.include_router(pages.router)
     app.include_router(player_pages.router)  # ranking, profiles, "My games", play again
     app.include_router(api.router)
     app.include_router(review_api.router)  # the coach's reviews
-    app.include_router(ws.router)
     app.include_router(ws_me.router)
     app.include_router(account_pages.router)
     app.include_router(chat_pages.router)
@@ -376,6 +375,8 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
     # HEAD wherever GET is answered; the request id outermost, so every answer has one.
     app.add_middleware(health.HeadAsGet)
     app.add_middleware(RequestIdMiddleware)
+    # Outermost: a game page's socket skips the stack above (ws_path.py).
+    app.add_middleware(GameSocketPath, limits=limits, pseudo=settings.pseudo_locale)
     return app
 
 

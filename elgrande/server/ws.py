@@ -28,7 +28,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import WebSocket, WebSocketDisconnect
 from fastapi.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnected, WebSocketState
 
@@ -45,7 +45,6 @@ from .security import SESSION_COOKIE
 from .socket_counts import SocketCounts, admit, release
 from .web import current_user, services
 
-router = APIRouter()
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 2000
@@ -66,8 +65,8 @@ def _same_origin(websocket: WebSocket) -> bool:
 _UNREAD = object()  # (send_clocks: nothing read yet)
 
 
-@router.websocket("/ws/games/{game_id}")
 async def game_socket(websocket: WebSocket, game_id: int) -> None:
+    """/ws/games/<game_id> (served by ws_path.py, before the app's routing)."""
     if not _same_origin(websocket):
         await websocket.close(code=4403, reason="cross-origin connection refused")
         return
