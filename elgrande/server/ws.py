@@ -184,9 +184,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
 
     async def pump() -> None:
         while True:
-            changes = [await sub.queue.get()]
-            while not sub.queue.empty():  # several changes at once: one refresh
-                changes.append(sub.queue.get_nowait())
+            changes = await sub.changes()  # (several at once: one refresh)
             moves = [c for c in changes if not (c.clocks or c.chat or c.veto)]
             if moves and all(c.draft for c in moves):
                 await answered.wait()
