@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
+from markupsafe import Markup, escape
 
 from .accounts import AccountError
 from .bots import BOT_LEVELS
@@ -17,7 +18,7 @@ from .clocks.zones import ZONES, valid_zone
 from .errors import LobbyError
 from .hardening import admit_new_account
 from .hardening.limits import client_address
-from .i18n import N_, _
+from .i18n import N_, _, current
 from .lobby import SeatSpec
 from .lobby_caps import CapReached
 from .mail import MailRefused
@@ -217,8 +218,25 @@ def lobby_page(request: Request, user: User, error: str | None, status: int,
         entry["clock"] = mine
     return render(request, "lobby.html", status_code=status, user=user,
                   my_games=my_games, my_games_more=my_games_more, invitations=svc.lobby.invitations(user),
-                  open_games=open_games, page=page, more=more, bot_levels=BOT_LEVELS,
-                  paces=PRESETS.values(), default_pace=DEFAULT_PRESET, error=error)
+                  open_games=open_games, page=page, more=more, error=error,
+                  lobby_forms=partial(_lobby_forms, svc.templates.env))
+
+
+# The lobby's forms to start a game (about half of its rendering: every option of every
+# seat, pace and hour, in words): made once per language, the CSRF token put in after.
+_FORMS_TOKEN = "csrf-token-of-the-page"
+_lobby_forms_made: dict[str, str] = {}
+
+
+def _lobby_forms(env: Any, csrf: str) -> Markup:
+    language = current().code
+    made = _lobby_forms_made.get(language)
+    if made is None:
+        made = env.get_template("lobby_forms.html").render(
+            csrf=_FORMS_TOKEN, bot_levels=BOT_LEVELS, paces=PRESETS.values(),
+            default_pace=DEFAULT_PRESET)
+        _lobby_forms_made[language] = made
+    return Markup(made.replace(_FORMS_TOKEN, str(escape(csrf))))
 
 
 @router.post("/games")
