@@ -73,6 +73,9 @@ class Hub:
                  ) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: dict[str, set[Subscriber]] = {}
+        # The newest committed sequence each watched match is known here at (from its
+        # notices and its pages' first states): see ``opened_at``.
+        self._heard: dict[str, int] = {}
         # Told when a seat's page of a match opens and closes here (match id, seat): a
         # shared pub/sub then passes that seat's draft changes to this process only then.
         self.on_open = tuple(on_open)
@@ -90,6 +93,7 @@ class Hub:
             found.discard(sub)
             if not found:  # no entry kept for a game nobody watches any more
                 del self._subscribers[sub.topic]
+                self._heard.pop(sub.topic, None)
             self._tell(self.on_close, sub)
 
     @staticmethod
@@ -115,7 +119,22 @@ class Hub:
             return
         loop.call_soon_threadsafe(self._deliver, topic, seat, change or Change())
 
+    def opened_at(self, topic: str, seq: int) -> None:
+        """On the event loop: a page of ``topic`` opened with the match at ``seq``, as
+        read from the database. If that is newer than this process has heard of, a
+        notice was lost: a process that committed a move was killed before telling
+        the others (its pages reconnect here and find the move). The other pages
+        here would wait for it until the next change: they are told now."""
+        heard = self._heard.get(topic)
+        self._heard[topic] = max(seq, heard if heard is not None else seq)
+        if heard is not None and seq > heard:
+            log.info("a page found %s at %d, heard at %d: telling its other pages",
+                     topic, seq, heard)
+            self._deliver(topic, None, Change(seq))
+
     def _deliver(self, topic: str, seat: int | None, change: Change) -> None:
+        if change.seq is not None and topic in self._subscribers:
+            self._heard[topic] = max(change.seq, self._heard.get(topic, change.seq))
         for sub in list(self._subscribers.get(topic, ())):
             if seat is None or sub.seat == seat:
                 sub.put(change)

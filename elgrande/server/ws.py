@@ -207,6 +207,8 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
         first = (await run_in_threadpool(_first_parts, svc, game, seat, user, reads_chat)
                  if game.match_id is not None else None)
         await send_state(shown=first.shown if first else None)
+        if first is not None:  # (after: this page has its state, the others get theirs)
+            svc.hub.opened_at(topic, first.shown.key[2])
         try:
             if first is None or first.complete:
                 await send_clocks(first.clocks if first else _UNREAD)

@@ -9,6 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from tests.apps import app_for
+
 from .conftest import As, create_game, services, start_game
 
 pytestmark = pytest.mark.timeout(120)
@@ -207,3 +209,25 @@ def test_a_page_open_before_logout_cannot_act_after_it(
     assert spectator.get(f"/api/games/{game_id}").json()["seq"] == state["seq"]
     svc = services(client)
     assert svc.store.view(svc.lobby.get(game_id).match_id, seat).draft["steps"] == []
+
+
+def test_a_move_whose_notice_was_lost_reaches_the_other_pages_when_a_page_finds_it(
+        client: TestClient, three_humans: tuple[int, As, As, As]) -> None:
+    # A process that commits a move and is killed before telling the other processes:
+    # here process A (the test's app) commits with no pub/sub between it and process B
+    # on the same database, so B never hears. The mover's page then reconnects to B and
+    # finds the move; B's other pages of the game are told, not left waiting for it.
+    game_id, *players = three_humans
+    mover, seat, other, other_seat = roles(game_id, tuple(players))
+    settings = services(client).settings
+    with TestClient(app_for(settings), follow_redirects=False) as on_b:
+        other_on_b = As(on_b, other.cookie, other.name)
+        with other_on_b.ws(game_id) as theirs:
+            seq = theirs.receive_json()["state"]["seq"]
+            assert mover.api(game_id, "step", {"seq": seq, "action": f"p{seat} bid 9"}).status_code == 200
+            assert mover.api(game_id, "finish", {"seq": seq}).status_code == 200
+            with As(on_b, mover.cookie, mover.name).ws(game_id) as mine:
+                assert mine.receive_json()["state"]["seq"] == seq + 1
+                seen = theirs.receive_json()["state"]
+                assert seen["seq"] == seq + 1 and seen["players"][seat]["bid"] == 9
+                assert other_seat in seen["to_act"]
