@@ -47,13 +47,12 @@ def awards(tiles: list[int], area: int) -> tuple[int, int, int]:
     return PRINTED_AWARDS[area]
 
 
-def area_points(counts: list[int], aw: tuple[int, int, int], n: int, region: int,
-                king: int, grande: list[int]) -> list[int]:
-    """Points per seat if the area were scored now (rules.md §6.1); ``region`` < 9 for regions."""
+def _rank_points(counts: list[int], aw: tuple[int, int, int],
+                 n: int) -> tuple[tuple[int, ...], int]:
+    """(points per seat by rank alone, the sole leader or -1: who would get the bonuses)."""
     points = [0] * n
+    leader = -1
     top = max(counts)
-    if top == 0:
-        return points
     limit = PAYING_RANKS[n]
     pos = 1
     c = top
@@ -64,42 +63,57 @@ def area_points(counts: list[int], aw: tuple[int, int, int], n: int, region: int
             a = aw[rank - 1]
             for p in group:
                 points[p] = a
-            if rank == 1 and region != CASTILLO:
-                p = group[0]
-                if grande[p] == region:
-                    points[p] += 2
-                if king == region:
-                    points[p] += 2
+            if rank == 1:
+                leader = group[0]
         pos = rank + 1
         c = max((v for v in counts if v < c), default=0)
+    return tuple(points), leader
+
+
+# ``_rank_points`` by (counts..., awards): playouts and evaluations ask about the same few
+# hundred majorities over and over. Cleared when it grows past ``_RANKS_LIMIT``.
+_RANKS: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
+_RANKS_LIMIT = 200_000
+
+
+def _ranks(counts: list[int], aw: tuple[int, int, int]) -> tuple[tuple[int, ...], int]:
+    key = (*counts, *aw)
+    hit = _RANKS.get(key)
+    if hit is None:
+        if len(_RANKS) >= _RANKS_LIMIT:
+            _RANKS.clear()
+        hit = _RANKS[key] = _rank_points(counts, aw, len(counts))
+    return hit
+
+
+def area_points(counts: list[int], aw: tuple[int, int, int], n: int, region: int,
+                king: int, grande: list[int]) -> list[int]:
+    """Points per seat if the area were scored now (rules.md §6.1); ``region`` < 9 for regions.
+
+    ``counts`` has one entry per seat (``n``)."""
+    base, leader = _ranks(counts, aw)
+    points = list(base)
+    if leader >= 0 and region != CASTILLO:
+        if grande[leader] == region:
+            points[leader] += 2
+        if king == region:
+            points[leader] += 2
     return points
 
 
 def seat_points(counts: list[int], aw: tuple[int, int, int], n: int, seat: int, region: int,
                 king: int, grande: list[int]) -> int:
-    """Just one seat's share of ``area_points`` (cheaper: stops at that seat's group)."""
-    mine = counts[seat]
-    if mine == 0:
+    """Just one seat's share of ``area_points``."""
+    if counts[seat] == 0:
         return 0
-    limit = PAYING_RANKS[n]
-    pos = 1
-    for c in sorted(set(counts), reverse=True):
-        size = counts.count(c)
-        rank = pos if size == 1 else pos + 1
-        if c == mine:
-            if rank > limit:
-                return 0
-            pts = aw[rank - 1]
-            if rank == 1 and region != CASTILLO:
-                if grande[seat] == region:
-                    pts += 2
-                if king == region:
-                    pts += 2
-            return pts
-        pos = rank + 1
-        if pos > limit:
-            return 0
-    return 0
+    base, leader = _ranks(counts, aw)
+    pts = base[seat]
+    if leader == seat and region != CASTILLO:
+        if grande[seat] == region:
+            pts += 2
+        if king == region:
+            pts += 2
+    return pts
 
 
 def scorings_left(s: State) -> tuple[int, int]:
@@ -204,15 +218,19 @@ def _add_tempo_and_hand(s: State, values: list[float], rounds: int, w: Weights) 
                 values[p] += w.tempo * (1 - rank / max(1, n - 1)) * (b / 13)
     future = max(rounds - 1, 0)
     for p in range(n):
-        hand = s.hand[p]
-        total = 0
-        count = 0
-        for v in range(1, 14):
-            if hand >> v & 1:
-                total += v
-                count += 1
+        total, count = _HAND[s.hand[p] & _HAND_MASK]
         if count:
             values[p] += w.hand * total * min(1.0, future / count)
+
+
+def _hand_sum(hand: int) -> tuple[int, int]:
+    """(sum, number) of the power cards 1 to 13 in a hand (bit v set: card v in hand)."""
+    cards = [v for v in range(1, 14) if hand >> v & 1]
+    return sum(cards), len(cards)
+
+
+_HAND_MASK = (1 << 14) - 1
+_HAND = [_hand_sum(hand) for hand in range(1 << 14)]
 
 
 def utility(values: list[float], seat: int) -> float:

@@ -58,3 +58,11 @@ def test_evaluation_is_the_score_at_the_end_and_rewards_majorities() -> None:
     region = next(r for r in range(9) if r != s.king and r not in s.grande)
     richer.cab[region * 3 + 0] += 3
     assert evaluate(richer)[0] > base[0]
+
+
+def test_hand_table_sums_the_power_cards() -> None:
+    from elgrande.ai.evaluate import _HAND, _HAND_MASK
+
+    for hand in (0, 0b10, 0b11111111111110, 0b10000000000010, 1 << 14 | 0b100):
+        cards = [v for v in range(1, 14) if hand >> v & 1]
+        assert _HAND[hand & _HAND_MASK] == (sum(cards), len(cards))
