@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elgrande.rules.board import CASTILLO, PRINTED_AWARDS, RECRUITS_BY_POWER, SCORING_ROUNDS, TILES
+from elgrande.rules.board import (
+    CASTILLO,
+    NUM_AREAS,
+    PRINTED_AWARDS,
+    RECRUITS_BY_POWER,
+    SCORING_ROUNDS,
+    TILES,
+)
 from elgrande.rules.state import BID, GAME_OVER, RECALL, RECRUIT, State
 
 PAYING_RANKS = (0, 0, 1, 2, 3, 3)
@@ -45,6 +52,18 @@ def awards(tiles: list[int], area: int) -> tuple[int, int, int]:
     if tiles[1] == area:
         return TILES[1]
     return PRINTED_AWARDS[area]
+
+
+_AREA_AWARDS: dict[tuple[int, int], tuple[tuple[int, int, int], ...]] = {}
+
+
+def area_awards(tiles: list[int]) -> tuple[tuple[int, int, int], ...]:
+    """``awards(tiles, area)`` for every area, by area."""
+    key = (tiles[0], tiles[1])
+    out = _AREA_AWARDS.get(key)
+    if out is None:
+        out = _AREA_AWARDS[key] = tuple(awards(tiles, area) for area in range(NUM_AREAS))
+    return out
 
 
 def _rank_points(counts: list[int], aw: tuple[int, int, int],
@@ -76,13 +95,11 @@ _RANKS: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
 _RANKS_LIMIT = 200_000
 
 
-def _ranks(counts: list[int], aw: tuple[int, int, int]) -> tuple[tuple[int, ...], int]:
-    key = (*counts, *aw)
-    hit = _RANKS.get(key)
-    if hit is None:
-        if len(_RANKS) >= _RANKS_LIMIT:
-            _RANKS.clear()
-        hit = _RANKS[key] = _rank_points(counts, aw, len(counts))
+def _ranks_miss(counts: list[int], aw: tuple[int, int, int],
+                key: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    if len(_RANKS) >= _RANKS_LIMIT:
+        _RANKS.clear()
+    hit = _RANKS[key] = _rank_points(counts, aw, len(counts))
     return hit
 
 
@@ -91,7 +108,9 @@ def area_points(counts: list[int], aw: tuple[int, int, int], n: int, region: int
     """Points per seat if the area were scored now (rules.md §6.1); ``region`` < 9 for regions.
 
     ``counts`` has one entry per seat (``n``)."""
-    base, leader = _ranks(counts, aw)
+    key = (*counts, *aw)
+    hit = _RANKS.get(key)
+    base, leader = _ranks_miss(counts, aw, key) if hit is None else hit
     points = list(base)
     if leader >= 0 and region != CASTILLO:
         if grande[leader] == region:
@@ -106,7 +125,9 @@ def seat_points(counts: list[int], aw: tuple[int, int, int], n: int, seat: int, 
     """Just one seat's share of ``area_points``."""
     if counts[seat] == 0:
         return 0
-    base, leader = _ranks(counts, aw)
+    key = (*counts, *aw)
+    hit = _RANKS.get(key)
+    base, leader = _ranks_miss(counts, aw, key) if hit is None else hit
     pts = base[seat]
     if leader == seat and region != CASTILLO:
         if grande[seat] == region:
@@ -137,9 +158,10 @@ def evaluate(s: State, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     region_weight = w.next_scoring + w.later_scoring * (generals - 1) + w.special_per_round * rounds
     cab, tiles, king, grande = s.cab, s.tiles, s.king, s.grande
     region_points = []
+    aws = area_awards(tiles)
     for area in range(9):
         counts = cab[area * n: area * n + n]
-        pts = area_points(counts, awards(tiles, area), n, area, king, grande)
+        pts = area_points(counts, aws[area], n, area, king, grande)
         region_points.append(pts)
         for p in range(n):
             if pts[p]:
@@ -147,7 +169,7 @@ def evaluate(s: State, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     # The Castillo pays once at the next general scoring (and sometimes via 3f/2d before).
     cas = cab[CASTILLO * n: CASTILLO * n + n]
     if any(cas):
-        pts = area_points(cas, awards(tiles, CASTILLO), n, CASTILLO, king, grande)
+        pts = area_points(cas, aws[CASTILLO], n, CASTILLO, king, grande)
         gen_weight = w.next_scoring + w.later_scoring * (generals - 1)
         for p in range(n):
             values[p] += (w.next_scoring + w.special_per_round * rounds) * pts[p]
@@ -169,14 +191,15 @@ def evaluate(s: State, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
 def _release_gain(s: State, p: int, k: int, region_points: list[list[int]]) -> float:
     """Extra region points seat p would get by moving k Castillo Caballeros to its best region."""
     n = s.n
-    cab, tiles, king, grande = s.cab, s.tiles, s.king, s.grande
+    cab, king, grande = s.cab, s.king, s.grande
+    aws = area_awards(s.tiles)
     best = 0
     for area in range(9):
         if area == king:
             continue
         counts = cab[area * n: area * n + n]
         counts[p] += k
-        gain = seat_points(counts, awards(tiles, area), n, p, area, king, grande) \
+        gain = seat_points(counts, aws[area], n, p, area, king, grande) \
             - region_points[area][p]
         if gain > best:
             best = gain

@@ -63,9 +63,13 @@ def rewards(s: State, w: Weights, temperature: float) -> list[float]:
         win = winners(s)
         return [1.0 / len(win) if p in win else 0.0 for p in range(n)]
     v = evaluate(s, w)
+    # Each seat's best opponent: the best seat's is the runner-up, everyone else's the best.
+    best = max(v)
+    first = v.index(best)
+    second = max(v[q] for q in range(n) if q != first)
     out = []
     for p in range(n):
-        lead = v[p] - max(v[q] for q in range(n) if q != p)
+        lead = v[p] - (second if p == first else best)
         out.append(1.0 / (1.0 + math.exp(-lead / temperature)))
     return out
 
