@@ -19,11 +19,11 @@ from .errors import (
 from .match import LogEntry, Match, SeatView
 from .pubsub import Broker, InProcessBroker, MatchEvent
 from .record import VerifyError, export, listing, verify
-from .store import MatchStore
+from .store import Check, MatchStore, Within
 
 __all__ = [
-    "BoundaryReached", "Broker", "Draft", "ExportRefused", "GameMovedOn", "IllegalStep",
+    "BoundaryReached", "Broker", "Check", "Draft", "ExportRefused", "GameMovedOn", "IllegalStep",
     "InProcessBroker", "LogEntry", "Match", "MatchError", "MatchEvent", "MatchNotFound",
     "MatchStore", "NotYourTurn", "NothingToFinish", "NothingToRedo", "NothingToUndo",
-    "SeatView", "TurnRefused", "VerifyError", "commitment", "draft_version", "export", "listing", "new_seed", "verify",
+    "SeatView", "TurnRefused", "VerifyError", "Within", "commitment", "draft_version", "export", "listing", "new_seed", "verify",
 ]

@@ -126,7 +126,8 @@ class Hub:
         the others (its pages reconnect here and find the move). The other pages
         here would wait for it until the next change: they are told now."""
         heard = self._heard.get(topic)
-        self._heard[topic] = max(seq, heard if heard is not None else seq)
+        if heard is None or seq > heard:
+            self._heard[topic] = seq
         if heard is not None and seq > heard:
             log.info("a page found %s at %d, heard at %d: telling its other pages",
                      topic, seq, heard)

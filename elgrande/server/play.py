@@ -13,7 +13,7 @@ from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.db.plain import PlainSql
-from elgrande.matches import GameMovedOn, Match, MatchError, MatchStore
+from elgrande.matches import Check, GameMovedOn, Match, MatchError, MatchStore, Within
 from elgrande.rules import parse_action
 
 from .bots import bot_seed
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 
 STOPPED = ("abandoned", "cancelled")  # games stopped before their end (no more commits)
-
-Within = Callable[[Connection, Match], None]
 
 # Read inside every commit's transaction (plain SQL: it runs at every commit). With
 # PostgreSQL the seat row is share-locked, so a resignation being written is waited for.
@@ -92,7 +90,7 @@ class Play:
         return game
 
     def act(self, game: Game, seat: int, command: Command,
-            check: Callable[[Connection], None] | None = None) -> SeatState:
+            check: Check | None = None) -> SeatState:
         """One command of a seat; returns the seat's view after it. A refused one raises
         PlayError (carrying the fresh view when the game moved on) and changes nothing.
         ``check(conn)``: the caller's own check (the page's session still holds), run
@@ -101,7 +99,7 @@ class Play:
             return self._act(game, seat, command, check)
 
     def _act(self, game: Game, seat: int, command: Command,
-             check: Callable[[Connection], None] | None) -> SeatState:
+             check: Check | None) -> SeatState:
         if game.match_id is None:
             raise PlayError("not_started", _("this game has not started"))
         mid = game.match_id
