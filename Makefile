@@ -35,10 +35,10 @@ $(VENV)/.dev: pyproject.toml constraints.txt | $(UV)
 system:
 	bash scripts/install-system-packages.sh
 
-# The compiled rules engine (docs/compiled-engine.md): mypyc compiles elgrande/rules into
-# build/compiled-engine/, two to three times as fast as the pure-Python source, which stays
-# the reference and the fallback. A no-op while the build matches the sources; else about
-# a minute of CPU. Needs a C compiler and Python's headers: it fails, and so `make test`,
+# The compiled rules engine (docs/compiled-engine.md): mypyc compiles elgrande/rules and the
+# bots' search into build/compiled-engine/, two to three times as fast as the pure-Python
+# source, which stays the reference and the fallback. A no-op while the build matches the
+# sources; else about a minute of CPU. Needs a C compiler and Python's headers: it fails, and so `make test`,
 # when it cannot be built.
 compiled: $(VENV)/.dev
 	$(BIN)/python scripts/build_compiled_engine.py

@@ -1,9 +1,11 @@
-"""Build the compiled rules engine: mypyc compiles elgrande/rules (docs/compiled-engine.md).
+"""Build the compiled rules engine: mypyc compiles elgrande/rules and the bots' search
+(elgrande.rules.compiled.BOT_SEARCH) in one group (docs/compiled-engine.md).
 
 Run by `make compiled` (and so by `make test`). Writes the compiled modules to
-build/compiled-engine/<interpreter>/elgrande/rules/, never next to the source, with a
-manifest recording the digest of the sources they were made from; elgrande.rules loads
-them instead of the source when that digest is the sources' digest (ELGRANDE_ENGINE=auto).
+build/compiled-engine/<interpreter>/elgrande/rules/ (and .../elgrande/ai/), never next to
+the source, with a manifest recording the digest of the sources they were made from;
+elgrande.rules loads them instead of the source when that digest is the sources' digest
+(ELGRANDE_ENGINE=auto).
 
 A no-op when the build is fresh (same sources, same mypyc, same options). Otherwise it
 builds into a scratch folder, checks that a fresh process loads the result as the
@@ -98,17 +100,25 @@ def _compile(scratch: Path) -> None:
 
 
 def _check(root: Path) -> None:
-    """A new process loads the build in ``root`` as the compiled engine and plays a game."""
+    """A new process loads the build in ``root`` as the compiled engine and bots' search,
+    plays a game and has the bots choose a move."""
     code = (
         "import random, sys\n"
-        "from elgrande.rules import compiled\n"
         "import elgrande.rules as r\n"
         "from elgrande.rules.simulate import play_random_game\n"
+        "from elgrande.ai import ismcts, make_bot\n"
+        "from elgrande.ai.frozen.hard_2026_12 import ismcts as frozen\n"
         "assert r.ENGINE == 'compiled', r.ENGINE_CHOICE\n"
-        "assert r.engine.__file__.startswith(sys.argv[1]), r.engine.__file__\n"
+        "for module in (r.engine, ismcts, frozen):\n"
+        "    assert module.__file__.startswith(sys.argv[1]), module.__file__\n"
         "state, log = play_random_game(r.GameConfig(players=4, options=r.Options.preset('box')),"
         " random.Random(1))\n"
         "assert r.is_terminal(state) and log\n"
+        "s = r.new_game(r.GameConfig(players=3))\n"
+        "while r.is_chance(s):\n"
+        "    r.apply(s, r.sample_chance(s, random.Random(2)))\n"
+        "for name in ('ismcts:20', 'baseline', 'medium'):\n"
+        "    make_bot(name, 1).choose(s, r.to_act(s)[0])\n"
     )
     env = dict(os.environ, ELGRANDE_ENGINE="compiled", ELGRANDE_ENGINE_BUILD=str(root))
     subprocess.run([sys.executable, "-c", code, str(root)], cwd=ROOT, env=env, check=True)
@@ -151,7 +161,8 @@ def _build(target: Path, force: bool, quiet: bool) -> int:
     scratch = target.with_name(target.name + ".new")
     shutil.rmtree(scratch, ignore_errors=True)
     say(f"compiled engine: compiling {len(compiled.compiled_sources())} modules of "
-        "elgrande/rules with mypyc and the C compiler (a minute or two) ...")
+        "elgrande/rules and the bots' search with mypyc and the C compiler (a minute or "
+        "two) ...")
     try:
         _compile(scratch)
     except Exception:
@@ -164,7 +175,7 @@ def _build(target: Path, force: bool, quiet: bool) -> int:
               file=sys.stderr)
         return 1
     manifest = {**_wanted(), "digest": digest,
-                "modules": [p.name for p in compiled.compiled_sources()],
+                "modules": [compiled.source_name(p) for p in compiled.compiled_sources()],
                 "seconds": round(time.perf_counter() - started, 1),
                 "cpu_seconds": round(_cpu_seconds() - cpu, 1),
                 "built": time.strftime("%Y-%m-%dT%H:%M:%S%z")}

@@ -6,6 +6,11 @@ own, ``build/compiled-engine/<EXT_SUFFIX>/elgrande/rules/``, never next to the s
 the source stays importable as the pure engine, the reference the compiled one is tested
 against (docs/compiled-engine.md).
 
+The bots' search (``BOT_SEARCH``) is compiled in the same build, into
+``.../elgrande/ai/``: it runs the engine in its inner loop, and in one build its calls into
+the engine stay native. It runs compiled exactly when the engine does: ``elgrande.ai``
+calls ``attach()`` (and ``load_package()`` for a frozen bot's package).
+
 ``elgrande/rules/__init__.py`` calls ``choose()`` before it imports any other module of
 the package: when the compiled engine is chosen, its folder goes first in the package's
 ``__path__``, so ``elgrande.rules.engine`` and the others load from there. This module
@@ -26,13 +31,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import sys
 import sysconfig
 import warnings
+from collections.abc import MutableSequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 #: The environment variable that chooses the engine, and its values.
 ENV = "ELGRANDE_ENGINE"
@@ -43,6 +51,12 @@ BUILD_ENV = "ELGRANDE_ENGINE_BUILD"
 SOURCE_DIR = Path(__file__).resolve().parent
 #: Where builds go: one folder per interpreter ABI under the project's ``build/``.
 BUILD_ROOT = SOURCE_DIR.parents[1] / "build" / "compiled-engine"
+#: The bots' modules compiled with the engine, relative to the ``elgrande`` folder: their
+#: search (evaluation, playouts, the ISMCTS tree) and the frozen baseline's copy of it,
+#: which duels play most. ``ai/base.py`` too: the bots' classes derive from its ``Bot``,
+#: and a compiled class can only derive from a compiled one.
+BOT_SEARCH = ("ai/base.py", "ai/evaluate.py", "ai/heuristic.py", "ai/ismcts.py",
+              "ai/frozen/hard_2026_12/evaluate.py", "ai/frozen/hard_2026_12/ismcts.py")
 #: The build's record of what it was made from, next to the compiled modules.
 MANIFEST = "manifest.json"
 #: The shared library of the compiled modules (mypyc's group), inside the package.
@@ -69,8 +83,14 @@ class Choice:
 
 
 def compiled_sources() -> list[Path]:
-    """The modules a build compiles, in a stable order."""
-    return sorted(p for p in SOURCE_DIR.glob("*.py") if p.name not in NOT_COMPILED)
+    """The modules a build compiles, in a stable order: the engine's, then the bots'."""
+    engine = sorted(p for p in SOURCE_DIR.glob("*.py") if p.name not in NOT_COMPILED)
+    return engine + [SOURCE_DIR.parent / name for name in BOT_SEARCH]
+
+
+def source_name(path: Path) -> str:
+    """A compiled module's name in manifests and digests: its path under ``elgrande/``."""
+    return path.relative_to(SOURCE_DIR.parent).as_posix()
 
 
 def source_digest() -> str:
@@ -79,7 +99,7 @@ def source_digest() -> str:
     h = hashlib.sha256()
     for path in compiled_sources():
         data = path.read_bytes()
-        h.update(f"{path.name}\0{len(data)}\0".encode())
+        h.update(f"{source_name(path)}\0{len(data)}\0".encode())
         h.update(data)
     return h.hexdigest()
 
@@ -93,9 +113,10 @@ def build_dir() -> Path:
     return BUILD_ROOT / suffix.strip(".").removesuffix(".so").replace(".", "-")
 
 
-def package_dir(root: Path | None = None) -> Path:
-    """The folder holding the compiled ``elgrande.rules`` modules of a build."""
-    return (root or build_dir()) / "elgrande" / "rules"
+def package_dir(root: Path | None = None, package: str = "elgrande.rules") -> Path:
+    """The folder holding a build's compiled modules of ``package`` (``elgrande.rules``,
+    ``elgrande.ai``, ...)."""
+    return (root or build_dir()).joinpath(*package.split("."))
 
 
 def read_manifest(root: Path | None = None) -> dict | None:
@@ -150,3 +171,36 @@ def choose(package_path: list[str], requested: str | None = None) -> Choice:
         return Choice("pure", f"the compiled build does not load: {error}")
     where = f"mypyc build of these sources in {folder.parents[1]}"
     return Choice("compiled", where if wanted == "auto" else f"{ENV}=compiled, {where}", folder)
+
+
+def attach(package_path: MutableSequence[str], choice: Choice, package: str) -> None:
+    """Put the compiled folder of one of the bots' packages first in its ``__path__``
+    (``package_path``) when ``choice`` (``elgrande.rules.ENGINE_CHOICE``) is the compiled
+    engine: its modules in ``BOT_SEARCH`` then load compiled, the others from the source.
+    Called by the package's ``__init__`` before it imports any of its modules."""
+    if choice.engine != "compiled" or choice.directory is None:
+        return
+    folder = package_dir(choice.directory.parents[1], package)
+    if folder.is_dir() and str(folder) not in package_path:
+        package_path.insert(0, str(folder))
+
+
+def load_package(name: str, choice: Choice) -> ModuleType:
+    """Import package ``name`` (absolute) with ``attach()`` done before its ``__init__``
+    runs: for a package whose own ``__init__`` must not change, a frozen bot's copy."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        raise ImportError(f"no package {name!r}")
+    module = importlib.util.module_from_spec(spec)
+    attach(module.__path__, choice, name)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+    return module

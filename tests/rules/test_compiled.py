@@ -251,13 +251,14 @@ def test_a_stale_build_is_never_used(fresh_build: Path, tmp_path: Path) -> None:
     manifest = compiled.package_dir(copy) / compiled.MANIFEST
     data = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({**data, "digest": "0" * 64}))
-    code = ("import elgrande.rules as r, elgrande.rules.engine as e; "
-            "print(r.ENGINE, e.__file__.endswith('.py'))")
+    code = ("import elgrande.rules as r, elgrande.rules.engine as e, elgrande.ai.ismcts as i; "
+            "import elgrande.ai.frozen.hard_2026_12.ismcts as f; "
+            "print(r.ENGINE, *(m.__file__.endswith('.py') for m in (e, i, f)))")
     env = {**os.environ, compiled.BUILD_ENV: str(copy)}
     auto = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**env, "ELGRANDE_ENGINE": "auto"}, cwd=ROOT)
     assert auto.returncode == 0, auto.stderr
-    assert auto.stdout.split() == ["pure", "True"]
+    assert auto.stdout.split() == ["pure", "True", "True", "True"]
     assert "StaleBuild" in auto.stderr and "make compiled" in auto.stderr
     strict = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**env, "ELGRANDE_ENGINE": "compiled"}, cwd=ROOT)
@@ -265,17 +266,22 @@ def test_a_stale_build_is_never_used(fresh_build: Path, tmp_path: Path) -> None:
     manifest.write_text(json.dumps(data))  # the same build, fresh again: it is used
     fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env={**env, "ELGRANDE_ENGINE": "auto"}, cwd=ROOT)
-    assert fresh.stdout.split() == ["compiled", "False"], fresh.stderr
+    assert fresh.stdout.split() == ["compiled", "False", "False", "False"], fresh.stderr
 
 
 def test_the_digest_covers_every_compiled_source(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    source = tmp_path / "rules"
+    tree = tmp_path / "elgrande"  # the engine's package and the bots' compiled modules
+    source = tree / "rules"
     shutil.copytree(compiled.SOURCE_DIR, source, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in compiled.BOT_SEARCH:
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(compiled.SOURCE_DIR.parent / name, tree / name)
     monkeypatch.setattr(compiled, "SOURCE_DIR", source)
-    names = [p.name for p in compiled.compiled_sources()]
-    assert "engine.py" in names and "state.py" in names
-    assert not set(names) & set(compiled.NOT_COMPILED)
+    names = [compiled.source_name(p) for p in compiled.compiled_sources()]
+    assert {"rules/engine.py", "rules/state.py", "ai/ismcts.py",
+            "ai/frozen/hard_2026_12/ismcts.py"} <= set(names)
+    assert not {f"rules/{name}" for name in compiled.NOT_COMPILED} & set(names)
     before = compiled.source_digest()
     root = tmp_path / "build"
     compiled.package_dir(root).mkdir(parents=True)
@@ -283,7 +289,7 @@ def test_the_digest_covers_every_compiled_source(tmp_path: Path,
     (compiled.package_dir(root) / compiled.MANIFEST).write_text(json.dumps({"digest": before}))
     assert compiled.build_state(root)[0] == "fresh"
     for name in names:  # one byte more in any of them makes the build stale
-        path = source / name
+        path = tree / name
         text = path.read_text()
         path.write_text(text + "\n")
         assert compiled.source_digest() != before and compiled.build_state(root)[0] == "stale"
@@ -292,6 +298,7 @@ def test_the_digest_covers_every_compiled_source(tmp_path: Path,
     assert compiled.source_digest() != before
     (source / "new_module.py").unlink()
     (source / "events.py").write_text("# never compiled: no effect on the digest\n")
+    (tree / "ai" / "levels.py").write_text("# not the bots' search: no effect either\n")
     assert compiled.source_digest() == before
 
 

@@ -14,6 +14,13 @@ changes its play.
 
 from __future__ import annotations
 
-from . import hard_2026_12
+from elgrande.rules import ENGINE_CHOICE
+from elgrande.rules.compiled import load_package
+
+# A frozen copy's own __init__ never changes, so its compiled search (when the engine
+# runs compiled, docs/compiled-engine.md) is attached from here, before that __init__ runs.
+load_package(f"{__name__}.hard_2026_12", ENGINE_CHOICE)
+
+from . import hard_2026_12  # noqa: E402  (loaded just above)
 
 __all__ = ["hard_2026_12"]
