@@ -27,10 +27,10 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from openskill.models import PlackettLuce
-from sqlalchemy import delete, exists, func, select
+from sqlalchemy import Table, delete, exists, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -209,20 +209,22 @@ class Ratings:
     def _write(self, db: Session, game: Game, outcome_row: GameOutcome, outcome: list[SeatResult],
                cards: dict[int, dict[str, int]], finished_at: datetime) -> None:
         humans = sorted({r.user_id for r in outcome if r.user_id is not None})
-        upsert = _upsert(db)
+        statements = _statements(db)
+        conn = db.connection()
         # Every player's row exists, then is locked in user order: two games with a
         # player in common are recorded one after the other, never interleaved.
-        for user_id in humans:
-            db.execute(upsert(PlayerRating).values(
-                user_id=user_id, mu=MODEL.mu, sigma=MODEL.sigma,
-                display=display(MODEL.mu, MODEL.sigma), rated_games=0, updated_at=finished_at,
-            ).on_conflict_do_nothing(index_elements=["user_id"]))
+        if humans:
+            conn.execute(statements.new_rating, [
+                {"user_id": user_id, "mu": MODEL.mu, "sigma": MODEL.sigma,
+                 "display": display(MODEL.mu, MODEL.sigma), "rated_games": 0,
+                 "updated_at": finished_at} for user_id in humans])
         rows = {row.user_id: row for row in db.scalars(
             select(PlayerRating).where(PlayerRating.user_id.in_(humans))
             .order_by(PlayerRating.user_id).with_for_update())}
         users = {u.id: u for u in db.scalars(select(User).where(User.id.in_(humans)))}
         rated, note = self._rated(game, outcome, users, finished_at)
         changes: dict[int, int] = {}
+        history: list[dict[str, Any]] = []
         if rated:
             players = [r for r in outcome if r.user_id is not None]
             before = [(rows[r.user_id].mu, rows[r.user_id].sigma) for r in players]  # type: ignore[index]
@@ -235,33 +237,30 @@ class Ratings:
                 row.mu, row.sigma, row.display = mu, sigma, new_display
                 row.rated_games += 1
                 row.updated_at = finished_at
-                db.add(RatingHistory(user_id=r.user_id, game_id=game.id, mu=mu, sigma=sigma,
-                                     display=new_display, at=finished_at))
+                history.append({"user_id": r.user_id, "game_id": game.id, "mu": mu,
+                                "sigma": sigma, "display": new_display, "at": finished_at})
         outcome_row.rated, outcome_row.note = rated, note
-        for r in outcome:
-            db.add(GameResult(game_id=game.id, seat=r.seat, user_id=r.user_id, kind=r.kind,
-                              bot_level=r.bot_level, place=r.place, score=r.score,
-                              margin=r.margin, won=r.won, players=len(outcome), rated=rated,
-                              rating_change=changes.get(r.user_id) if r.user_id else None,
-                              finished_at=finished_at))
-        for r in outcome:
-            if r.user_id is None:
-                continue
-            table = PlayerCountStat.__table__
-            db.execute(upsert(PlayerCountStat).values(
-                user_id=r.user_id, players=len(outcome), played=1, won=int(r.won),
-                score_sum=r.score, margin_sum=r.margin,
-            ).on_conflict_do_update(index_elements=["user_id", "players"], set_={
-                "played": table.c.played + 1, "won": table.c.won + int(r.won),
-                "score_sum": table.c.score_sum + r.score,
-                "margin_sum": table.c.margin_sum + r.margin}))
-            card_table = PlayerCardStat.__table__
-            for card, times in sorted(cards.get(r.seat, {}).items()):
-                db.execute(upsert(PlayerCardStat).values(
-                    user_id=r.user_id, card=card, taken=times, games=1, won=int(r.won),
-                ).on_conflict_do_update(index_elements=["user_id", "card"], set_={
-                    "taken": card_table.c.taken + times, "games": card_table.c.games + 1,
-                    "won": card_table.c.won + int(r.won)}))
+        db.flush()  # the ratings' and the outcome's rows, before the rows that refer to them
+        # The rest in a few multi-row statements (executemany), not a statement per row:
+        # a game's results, counts and cards are some twenty rows.
+        if history:
+            conn.execute(statements.history, history)
+        conn.execute(statements.result, [
+            {"game_id": game.id, "seat": r.seat, "user_id": r.user_id, "kind": r.kind,
+             "bot_level": r.bot_level, "place": r.place, "score": r.score,
+             "margin": r.margin, "won": r.won, "players": len(outcome), "rated": rated,
+             "rating_change": changes.get(r.user_id) if r.user_id else None,
+             "finished_at": finished_at} for r in outcome])
+        counted = [r for r in outcome if r.user_id is not None]
+        if counted:
+            conn.execute(statements.count, [
+                {"user_id": r.user_id, "players": len(outcome), "played": 1, "won": int(r.won),
+                 "score_sum": r.score, "margin_sum": r.margin} for r in counted])
+        taken = [{"user_id": r.user_id, "card": card, "taken": times, "games": 1,
+                  "won": int(r.won)}
+                 for r in counted for card, times in sorted(cards.get(r.seat, {}).items())]
+        if taken:
+            conn.execute(statements.card, taken)
 
     @staticmethod
     def _rated(game: Game, outcome: list[SeatResult], users: dict[int, User],
@@ -397,10 +396,49 @@ def player_ratings(sessions: sessionmaker[Session]) -> dict[int, tuple[float, fl
         return {r.user_id: (r.mu, r.sigma) for r in db.scalars(select(PlayerRating))}
 
 
-def _upsert(db: Session) -> Any:
-    """The dialect's INSERT with ON CONFLICT (SQLite and PostgreSQL both have it)."""
-    bind = db.get_bind()
-    return postgresql.insert if bind.dialect.name == "postgresql" else sqlite.insert
+@dataclass(frozen=True)
+class _Statements:
+    """The statements that record a finished game, made once per SQL dialect and run
+    with a list of rows each."""
+
+    new_rating: Any  # a player's first rating row, unless there is one
+    history: Any
+    result: Any
+    count: Any  # per player and number of players: added to
+    card: Any  # per player and card: added to
+
+
+_STATEMENTS: dict[str, _Statements] = {}
+
+
+def _table(model: Any) -> Table:
+    return cast(Table, model.__table__)
+
+
+def _statements(db: Session) -> _Statements:
+    dialect = db.get_bind().dialect.name
+    made = _STATEMENTS.get(dialect)
+    if made is None:
+        # The dialect's INSERT with ON CONFLICT (SQLite and PostgreSQL both have it).
+        upsert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        counts, cards = _table(PlayerCountStat), _table(PlayerCardStat)
+        count, card = upsert(counts), upsert(cards)
+        made = _Statements(
+            new_rating=upsert(_table(PlayerRating)).on_conflict_do_nothing(
+                index_elements=["user_id"]),
+            history=insert(_table(RatingHistory)),
+            result=insert(_table(GameResult)),
+            count=count.on_conflict_do_update(index_elements=["user_id", "players"], set_={
+                "played": counts.c.played + count.excluded.played,
+                "won": counts.c.won + count.excluded.won,
+                "score_sum": counts.c.score_sum + count.excluded.score_sum,
+                "margin_sum": counts.c.margin_sum + count.excluded.margin_sum}),
+            card=card.on_conflict_do_update(index_elements=["user_id", "card"], set_={
+                "taken": cards.c.taken + card.excluded.taken,
+                "games": cards.c.games + card.excluded.games,
+                "won": cards.c.won + card.excluded.won}))
+        _STATEMENTS[dialect] = made
+    return made
 
 
 class CatchUp(Periodic):
