@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -53,6 +53,32 @@ UNKNOWN_ADDRESS = "unknown"
 # The rule sets a table may be created with, and how the pages name them.
 RULE_SETS = {"yucata": "Yucata", "box": "Publisher's box rules (Veto cards)"}
 
+
+
+# The lobby page's reads, built once: a statement reused keeps its cache key, where one
+# built per call is walked again at every execution (SQLAlchemy's share of a lobby page).
+_MY_GAMES = (select(Game, Seat.seat, MatchRow.over, Seat.kind)
+             .join(Seat, Seat.game_id == Game.id)
+             .outerjoin(MatchRow, MatchRow.id == Game.match_id)
+             .where(Seat.user_id == bindparam("user_id")).order_by(Game.updated_at.desc()))
+_RUNNING = Game.status.in_(("lobby", "starting", "active"))
+_MY_RUNNING_GAMES = _MY_GAMES.where(_RUNNING)
+_MY_ENDED_GAMES = _MY_GAMES.where(~_RUNNING).limit(bindparam("ended"))
+_INVITATIONS = (select(Game).where(Game.status == "lobby", Game.id.in_(
+    select(Seat.game_id).where(Seat.kind == "invited", Seat.invited_name == bindparam("name"))))
+    .order_by(Game.created_at.desc()))
+# At most OPEN_GAMES_PER_CREATOR of each creator's waiting games, newest first; one more
+# than a page tells whether there is a next one.
+_NEWEST = func.row_number().over(partition_by=Game.creator_id,
+                                 order_by=(Game.created_at.desc(), Game.id.desc()))
+_RANKED = (select(Game.id, _NEWEST.label("place"))
+           .where(Game.status == "lobby",
+                  Game.id.in_(select(Seat.game_id).where(Seat.kind == "open")))
+           .subquery())
+_OPEN_GAMES = (select(Game).join(_RANKED, _RANKED.c.id == Game.id)
+               .where(_RANKED.c.place <= OPEN_GAMES_PER_CREATOR)
+               .order_by(Game.created_at.desc(), Game.id.desc())
+               .offset(bindparam("skip")).limit(OPEN_GAMES_PAGE + 1))
 
 @dataclass
 class SeatSpec:
@@ -363,17 +389,14 @@ class Lobby:
         """The user's games: those where it is their turn first, then running, then the
         rest; a running game with whose turn it is (names, ``to_act``) and its round.
         ``ended``: at most this many of the games that are over (the newest)."""
-        query = (select(Game, Seat.seat, MatchRow.over, Seat.kind).join(Seat, Seat.game_id == Game.id)
-                 .outerjoin(MatchRow, MatchRow.id == Game.match_id)
-                 .where(Seat.user_id == user.id).order_by(Game.updated_at.desc()))
         with self._reads() as db:
             if ended is None:
-                rows = db.execute(query).all()
+                rows = db.execute(_MY_GAMES, {"user_id": user.id}).all()
             else:  # a player with thousands of finished games: only the newest few
-                running = Game.status.in_(("lobby", "starting", "active"))
-                rows = list(db.execute(query.where(running)).all())
+                rows = list(db.execute(_MY_RUNNING_GAMES, {"user_id": user.id}).all())
                 if ended > 0:
-                    rows += db.execute(query.where(~running).limit(ended)).all()
+                    rows += db.execute(_MY_ENDED_GAMES,
+                                       {"user_id": user.id, "ended": ended}).all()
         result: list[dict[str, Any]] = []
         for game, seat, over, kind in rows:
             if game.status == "active" and over and game.match_id:
@@ -396,11 +419,7 @@ class Lobby:
     def invitations(self, user: User) -> list[Game]:
         """Waiting games with a seat kept for this user."""
         with self._reads() as db:
-            return list(db.scalars(
-                select(Game).where(Game.status == "lobby", Game.id.in_(
-                    select(Seat.game_id).where(Seat.kind == "invited", Seat.invited_name == user.name)))
-                .order_by(Game.created_at.desc())
-            ).all())
+            return list(db.scalars(_INVITATIONS, {"name": user.name}).all())
 
     def active_ids(self) -> list[int]:
         with self._reads() as db:
@@ -410,19 +429,10 @@ class Lobby:
         """One page of the games waiting for players, newest first, with at most
         OPEN_GAMES_PER_CREATOR of each creator's (so nobody's games push everyone else's
         off the list); and whether there is a next page."""
-        newest = func.row_number().over(partition_by=Game.creator_id,
-                                        order_by=(Game.created_at.desc(), Game.id.desc()))
-        ranked = (select(Game.id, newest.label("place"))
-                  .where(Game.status == "lobby",
-                         Game.id.in_(select(Seat.game_id).where(Seat.kind == "open")))
-                  .subquery())
         page = max(1, page)
         with self._reads() as db:
-            games = list(db.scalars(
-                select(Game).join(ranked, ranked.c.id == Game.id)
-                .where(ranked.c.place <= OPEN_GAMES_PER_CREATOR)
-                .order_by(Game.created_at.desc(), Game.id.desc())
-                .offset((page - 1) * OPEN_GAMES_PAGE).limit(OPEN_GAMES_PAGE + 1)).all())
+            games = list(db.scalars(_OPEN_GAMES,
+                                    {"skip": (page - 1) * OPEN_GAMES_PAGE}).all())
         return games[:OPEN_GAMES_PAGE], len(games) > OPEN_GAMES_PAGE
 
     def mark_finished(self, match_id: str) -> None:
