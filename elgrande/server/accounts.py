@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 
-from sqlalchemy import Connection, Engine, or_, select, update
+from sqlalchemy import Connection, Engine, bindparam, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from elgrande.db.plain import PlainSql
@@ -225,11 +225,14 @@ class Accounts:
         return user_named(db, name)
 
 
+_NAMED = select(User).where(or_(User.name == bindparam("name"),
+                                User.name_key == bindparam("key")))  # built once
+
+
 def user_named(db: Session, name: str) -> User | None:
     """The account called ``name``: the exact name first (an account whose key was
     suffixed by migration 0004), else the one with the same key (case and width blind)."""
-    users = db.scalars(select(User).where(or_(User.name == name,
-                                              User.name_key == name_key(name)))).all()
+    users = db.scalars(_NAMED, {"name": name, "key": name_key(name)}).all()
     exact = [u for u in users if u.name == name]
     found = exact or list(users)
     return found[0] if found else None

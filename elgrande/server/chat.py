@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,6 +27,21 @@ HISTORY = 100  # lines a page gets when it opens
 CHAT_SETTINGS = {"all": "Everyone reads the chat; only the players write",
                  "players": "Only the players read and write the chat"}
 
+
+
+# A table's newest chat lines (newest first; a page's first state reads them), built once.
+_ALL_LINES = (select(ChatMessage.id, ChatMessage.text, ChatMessage.created_at,
+                     ChatMessage.user_id, User.name, Seat.seat)
+              .join(User, User.id == ChatMessage.user_id)
+              .outerjoin(Seat, (Seat.game_id == ChatMessage.game_id)
+                         & (Seat.user_id == ChatMessage.user_id))
+              .where(ChatMessage.game_id == bindparam("game_id"),
+                     ChatMessage.id > bindparam("after"), ChatMessage.hidden.is_(False)))
+_LINES = _ALL_LINES.order_by(ChatMessage.id.desc()).limit(bindparam("limit"))
+# ... without the lines of the players the reader muted
+_LINES_UNMUTED = (_ALL_LINES.where(ChatMessage.user_id.not_in(
+    select(ChatMute.muted_id).where(ChatMute.user_id == bindparam("reader"))))
+    .order_by(ChatMessage.id.desc()).limit(bindparam("limit")))
 
 class ChatRefused(ValueError):
     """A chat request that cannot be done; ``code`` for the page, the message for the
@@ -100,17 +115,9 @@ class Chat:
         """The newest lines after ``after`` (oldest first), without those of players
         the reader muted, nor those a moderator hid."""
         with self._reads() as db:
-            query = (select(ChatMessage.id, ChatMessage.text, ChatMessage.created_at,
-                            ChatMessage.user_id, User.name, Seat.seat)
-                     .join(User, User.id == ChatMessage.user_id)
-                     .outerjoin(Seat, (Seat.game_id == ChatMessage.game_id)
-                                & (Seat.user_id == ChatMessage.user_id))
-                     .where(ChatMessage.game_id == game_id, ChatMessage.id > after,
-                            ChatMessage.hidden.is_(False)))
-            if reader_id is not None:
-                query = query.where(ChatMessage.user_id.not_in(
-                    select(ChatMute.muted_id).where(ChatMute.user_id == reader_id)))
-            rows = db.execute(query.order_by(ChatMessage.id.desc()).limit(limit)).all()
+            rows = db.execute(_LINES if reader_id is None else _LINES_UNMUTED,
+                              {"game_id": game_id, "after": after, "reader": reader_id,
+                               "limit": limit}).all()
         return [{"id": line_id, "text": text, "at": _aware(at).isoformat(), "seat": seat,
                  "name": name, "mine": reader_id == user_id}
                 for line_id, text, at, user_id, name, seat in reversed(rows)]

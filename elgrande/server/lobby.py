@@ -55,8 +55,10 @@ RULE_SETS = {"yucata": "Yucata", "box": "Publisher's box rules (Veto cards)"}
 
 
 
-# The lobby page's reads, built once: a statement reused keeps its cache key, where one
+# The lobby's frequent reads, built once: a statement reused keeps its cache key, where one
 # built per call is walked again at every execution (SQLAlchemy's share of a lobby page).
+_GAME = (select(Game, MatchRow.over).outerjoin(MatchRow, MatchRow.id == Game.match_id)
+         .where(Game.id == bindparam("id")))
 _MY_GAMES = (select(Game, Seat.seat, MatchRow.over, Seat.kind)
              .join(Seat, Seat.game_id == Game.id)
              .outerjoin(MatchRow, MatchRow.id == Game.match_id)
@@ -184,9 +186,7 @@ class Lobby:
         """The game; a running one whose match is over is marked finished on the way
         (a crash may have fallen between the match's last commit and the game's update)."""
         with self._reads() as db:
-            row = db.execute(select(Game, MatchRow.over)
-                             .outerjoin(MatchRow, MatchRow.id == Game.match_id)
-                             .where(Game.id == game_id)).first()
+            row = db.execute(_GAME, {"id": game_id}).first()
         if row is None:
             return None
         game, over = row

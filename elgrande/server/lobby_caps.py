@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, or_, select, text
+from sqlalchemy import ColumnElement, bindparam, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from elgrande.matches.tables import MatchRow
@@ -93,20 +93,23 @@ class CapGuard:
                per_client: int, what: Callable[[int], str], todo: str) -> None:
         lock_players(db, [user.id])
         lock_address(db, address)
-        if per_user and after(holdings(db, Game.creator_id == user.id)) > per_user:
+        if per_user and after(holdings(db, BY_CREATOR, user.id)) > per_user:
             raise CapReached(_("You may have at most %(what)s. %(todo)s",
                                what=what(per_user), todo=todo))
-        if per_client and after(holdings(db, Game.created_from == address)) > per_client:
+        if per_client and after(holdings(db, BY_ADDRESS, address)) > per_client:
             raise CapReached(_("The players at your network address may have at most "
                                "%(what)s together. %(todo)s", what=what(per_client), todo=todo))
+
+
+_LOCK_PLAYERS = (select(User.id).where(User.id.in_(bindparam("ids", expanding=True)))
+                 .order_by(User.id).with_for_update())
 
 
 def lock_players(db: Session, user_ids: Collection[int]) -> None:
     """PostgreSQL: locks the players' rows (in id order, so two transactions never wait
     for each other), so two requests of one player cannot both pass a cap. SQLite:
     writers are serialised already (BEGIN IMMEDIATE), FOR UPDATE is not rendered."""
-    db.execute(select(User.id).where(User.id.in_(sorted(user_ids)))
-               .order_by(User.id).with_for_update())
+    db.execute(_LOCK_PLAYERS, {"ids": sorted(user_ids)})
 
 
 def lock_address(db: Session, address: str) -> None:
@@ -117,18 +120,29 @@ def lock_address(db: Session, address: str) -> None:
                    {"key": f"elgrande-lobby-caps:{address}"})
 
 
-def holdings(db: Session, whose: ColumnElement[bool]) -> Holdings:
-    """What the games matching ``whose`` (by creator, or by address) hold now."""
+def _holdings_reads(whose: ColumnElement[bool]) -> tuple[Any, Any]:
+    """The two reads of ``holdings`` for the games matching ``whose``, built once (a
+    statement reused keeps its cache key)."""
     # A game whose match is over holds nothing, even if a crash left it "active".
     playing = or_(MatchRow.over.is_(None), MatchRow.over.is_(False))
-    counts = dict(db.execute(
-        select(Game.status, func.count(Game.id))
-        .outerjoin(MatchRow, MatchRow.id == Game.match_id).where(whose)
-        .where(Game.status.in_(("lobby", *RUNNING)), playing).group_by(Game.status)).all())
-    bots = db.scalar(
-        select(func.count(Seat.id)).join(Game, Game.id == Seat.game_id)
-        .outerjoin(MatchRow, MatchRow.id == Game.match_id)
-        .where(whose, Game.status.in_(RUNNING), playing,
-               Seat.kind == "bot"))
+    counts = (select(Game.status, func.count(Game.id))
+              .outerjoin(MatchRow, MatchRow.id == Game.match_id).where(whose)
+              .where(Game.status.in_(("lobby", *RUNNING)), playing).group_by(Game.status))
+    bots = (select(func.count(Seat.id)).join(Game, Game.id == Seat.game_id)
+            .outerjoin(MatchRow, MatchRow.id == Game.match_id)
+            .where(whose, Game.status.in_(RUNNING), playing, Seat.kind == "bot"))
+    return counts, bots
+
+
+BY_CREATOR = _holdings_reads(Game.creator_id == bindparam("who"))
+BY_ADDRESS = _holdings_reads(Game.created_from == bindparam("who"))
+
+
+def holdings(db: Session, whose: tuple[Any, Any], who: int | str) -> Holdings:
+    """What the games of ``who`` hold now: ``whose`` is BY_CREATOR (``who`` a user id)
+    or BY_ADDRESS (a client address)."""
+    counts_read, bots_read = whose
+    counts = dict(db.execute(counts_read, {"who": who}).all())
+    bots = db.scalar(bots_read, {"who": who})
     return Holdings(waiting=counts.get("lobby", 0),
                     active=sum(counts.get(s, 0) for s in RUNNING), bot_seats=bots or 0)
