@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import Engine, bindparam, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -114,10 +114,13 @@ class Chat:
               limit: int = HISTORY) -> list[dict[str, Any]]:
         """The newest lines after ``after`` (oldest first), without those of players
         the reader muted, nor those a moderator hid."""
-        with self._reads() as db:
-            rows = db.execute(_LINES if reader_id is None else _LINES_UNMUTED,
-                              {"game_id": game_id, "after": after, "reader": reader_id,
-                               "limit": limit}).all()
+        # On a connection, without an ORM session: columns only, and a page's first
+        # state reads them.
+        engine: Engine = self._reads.kw["bind"]
+        with engine.connect() as conn:
+            rows = conn.execute(_LINES if reader_id is None else _LINES_UNMUTED,
+                                {"game_id": game_id, "after": after, "reader": reader_id,
+                                 "limit": limit}).all()
         return [{"id": line_id, "text": text, "at": _aware(at).isoformat(), "seat": seat,
                  "name": name, "mine": reader_id == user_id}
                 for line_id, text, at, user_id, name, seat in reversed(rows)]
