@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from elgrande.rules import (
+    ENGINE,
     GameConfig,
     State,
     apply,
@@ -59,6 +60,8 @@ class BenchResult:
             "players": self.players, "seed": self.seed, "plies": self.plies,
             "phase": self.phase, "iterations": self.iterations,
             "seconds": round(self.seconds, 4), "iterations_per_second": round(self.per_second, 1),
+            # The engine and the bots' search run compiled or pure together.
+            "engine": ENGINE,
         }
 
 

@@ -105,6 +105,7 @@ def tournament_command(args: argparse.Namespace) -> int:
 
 def bench_command(args: argparse.Namespace) -> int:
     from elgrande.ai.bench import run_bench
+    from elgrande.rules import ENGINE_CHOICE
 
     results = run_bench(args.iterations)
     if args.json:
@@ -116,4 +117,5 @@ def bench_command(args: argparse.Namespace) -> int:
               f"{r.iterations:>10} {r.per_second:8.1f}")
     total = sum(r.iterations for r in results) / sum(r.seconds for r in results)
     print(f"overall {total:.1f} iterations/s")
+    print(f"engine and search: {ENGINE_CHOICE.engine} ({ENGINE_CHOICE.reason})")
     return 0

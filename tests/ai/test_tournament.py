@@ -8,6 +8,7 @@ import pytest
 
 from elgrande.ai.tournament import run_tournament, schedule
 from elgrande.cli import main
+from elgrande.rules import ENGINE
 
 
 def test_schedule_rotates_seats_and_shares_chance_within_a_block() -> None:
@@ -58,6 +59,9 @@ def test_bench_ai_command(capsys: pytest.CaptureFixture[str]) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 5
     assert all(r["iterations"] >= 10 and r["iterations_per_second"] > 0 for r in rows)
+    assert {r["engine"] for r in rows} == {ENGINE}
+    assert main(["bench", "ai", "--iterations", "10"]) == 0
+    assert f"engine and search: {ENGINE} (" in capsys.readouterr().out
 
 
 def test_a_tournament_under_the_box_rules(capsys: pytest.CaptureFixture[str]) -> None:
