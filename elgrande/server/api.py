@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
@@ -175,10 +174,10 @@ async def _command(request: Request, game_id: int, kind: CommandKind, body: Comm
         raise HTTPException(403, _("You have no seat in this game."))
     try:
         command = parse_command(kind, body.seq, getattr(body, "action", None))
-        shown = await run_in_threadpool(svc.play.act, game, seat, command)
+        shown = await svc.threads.play(svc.play.act, game, seat, command)
         status, error = 200, "null"
     except PlayError as exc:
-        shown = exc.shown if exc.shown is not None else await run_in_threadpool(
+        shown = exc.shown if exc.shown is not None else await svc.threads.play(
             svc.views.seat_state, game, seat)
         status = http_status(exc.code)
         error = json.dumps(exc.to_dict(), ensure_ascii=False)

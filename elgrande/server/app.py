@@ -58,6 +58,7 @@ from .security import Signer
 from .settings import Settings
 from .socket_counts import LocalSocketCounts, SocketCounts
 from .tables import utcnow
+from .threads import Threads
 from .veto import VetoWatch
 
 HERE = Path(__file__).parent
@@ -103,6 +104,8 @@ class Services:
     # The coach's reviews, judged in the bot workers behind every game move
     # (server/reviews.py, docs/coach.md)
     reviews: Reviews | None = None
+    # Worker threads: the pages' pool and the games' own (server/threads.py)
+    threads: Threads = field(default_factory=lambda: Threads(16))
 
 
 def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:
@@ -244,7 +247,8 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
                                         ReviewQuota(make_limiter(DAY, settings.pubsub_url),
                                                     settings.coach_reviews_per_day),
                                         Budget(settings.coach_level or TOP_LEVEL,
-                                               settings.coach_playouts), now))
+                                               settings.coach_playouts), now),
+                        threads=Threads(settings.page_threads))
     return services
 
 
@@ -310,6 +314,7 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
+        services.threads.start()
         services.hub.loop = loop
         services.alerts.loop = loop
         services.bots.loop = loop

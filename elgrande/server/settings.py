@@ -135,6 +135,10 @@ class Settings(BaseSettings):
         "killed (WAL; the operating system writes it out), not the machine losing power; "
         "`full`, it survives that too, at the cost of waiting for the disk at every commit.",
         "normal or full", pattern="^(normal|full)$")
+    page_threads: int = setting(
+        16, "Worker threads for page requests, sign-ins and opening game pages; the games' "
+        "moves have 40 of their own, so a wave of arriving players never delays them for "
+        "long.", "a whole number of at least 1", ge=1, le=1000)
     ws_deflate: bool = setting(
         False, "Offer per-message deflate on the game pages' WebSockets: about a sixth of "
         "the bytes on the wire, for about 45 KB more memory per open page and CPU for "

@@ -134,9 +134,9 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
                 if key == last:
                     return
                 shown = svc.views.remembered_state(game, seat, change.seq, version) or (
-                    await run_in_threadpool(svc.views.seat_state, game, seat))
+                    await svc.threads.play(svc.views.seat_state, game, seat))
             if shown is None or (last is not None and shown.key[2] < last[2]):
-                shown = await run_in_threadpool(svc.views.seat_state, game, seat)
+                shown = await svc.threads.play(svc.views.seat_state, game, seat)
             # The page keeps the public move log: send only its new lines.
             text = shown.text_after(log_lines[0])
             if isinstance(ack, int) and not isinstance(ack, bool):
@@ -155,7 +155,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
                                      and svc.clocks.known_unclocked(game.match_id)):
             return
         clocks = read if read is not _UNREAD else (
-            svc.clocks.public_known(game_id) or await run_in_threadpool(_clocks_of, svc, game))
+            svc.clocks.public_known(game_id) or await svc.threads.play(_clocks_of, svc, game))
         if clocks is not None:
             await websocket.send_text(to_json({"type": "clocks", "clocks": clocks}))
 
@@ -163,7 +163,7 @@ async def _game_socket(websocket: WebSocket, game_id: int) -> None:
         """Box rules: whose "no veto" holds and the open window's deadline (public)."""
         if game.match_id is None or svc.veto is None or getattr(game, "rules", None) != "box":
             return
-        veto = await run_in_threadpool(svc.veto.public, game_id)
+        veto = await svc.threads.play(svc.veto.public, game_id)
         if veto is not None:
             await websocket.send_text(to_json({"type": "veto", "veto": veto}))
 
@@ -383,7 +383,7 @@ async def _command(svc: Any, game: Any, seat: int | None, session: tuple[int, in
     if seat is None:
         return None, PlayError("spectator", _("spectators cannot act in this game"))
     try:
-        shown = await run_in_threadpool(_act_in_session, svc, game, seat, session, command)
+        shown = await svc.threads.play(_act_in_session, svc, game, seat, session, command)
     except PlayError as exc:
         return None, exc
     return shown, None
