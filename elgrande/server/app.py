@@ -105,7 +105,7 @@ class Services:
     # (server/reviews.py, docs/coach.md)
     reviews: Reviews | None = None
     # Worker threads: the pages' pool and the games' own (server/threads.py)
-    threads: Threads = field(default_factory=lambda: Threads(16))
+    threads: Threads = field(default_factory=lambda: Threads(8))
 
 
 def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> Services:

@@ -136,7 +136,7 @@ class Settings(BaseSettings):
         "`full`, it survives that too, at the cost of waiting for the disk at every commit.",
         "normal or full", pattern="^(normal|full)$")
     page_threads: int = setting(
-        16, "Worker threads for page requests, sign-ins and opening game pages; the games' "
+        8, "Worker threads for page requests, sign-ins and opening game pages; the games' "
         "moves have 40 of their own, so a wave of arriving players never delays them for "
         "long.", "a whole number of at least 1", ge=1, le=1000)
     ws_deflate: bool = setting(
