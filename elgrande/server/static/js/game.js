@@ -118,6 +118,9 @@ export function label(a, phase = "") {
     case "grande": return t("Grande → %(area)s", { area });
     case "king": return t("King → %(area)s", { area });
     case "evict": return t("Evict from %(area)s", { area });
+    // On a Caballero's badge, which names its owner, count and region.
+    case "pick": return t("Pick up a Caballero");
+    case "remove": return t("Send a Caballero to the provinces");
     case "recall": return t("Recall from %(area)s", { area });
     case "secret": return area;
     case "bid": return t("Power card %(value)s", { value: a.value });
