@@ -81,12 +81,19 @@ def test_a_clock_that_runs_out_hands_the_seat_to_a_computer_until_the_player_act
     while sleeper not in to_act(svc, table):
         play_turn(svc, table, awake)
     assert [t.seat for t in svc.play.bot_work(table.game.id)] == [sleeper]
-    # The sleeper comes back by acting: the seat is theirs again, their turn starts now.
+    # The sleeper comes back by acting: the seat is theirs again, their turn starts now
+    # with a fresh top-up (the bank was spent). A step that is a whole decision (a bid, a
+    # secret choice) commits at once: that turn ends there, and if the seat is to act
+    # again, the next one starts with another top-up. (Which it is depends on the deal.)
     view = svc.store.view(table.match_id, sleeper)
     command = parse_command("step", view.seq, view.legal[0])
     svc.play.act(table.game, sleeper, command)
     back = seat_clock(svc, table, sleeper)
-    assert not back["away"] and back["running"] and back["left"] == pytest.approx(DAY, abs=1)
+    committed = svc.store.view(table.match_id, None).seq > view.seq
+    still_to_act = sleeper in to_act(svc, table)
+    assert not back["away"] and back["running"] == still_to_act
+    top_ups = 2 if committed and still_to_act else 1
+    assert back["left"] == pytest.approx(top_ups * DAY, abs=1)
     assert svc.play.bot_work(table.game.id) == []
     with svc.sessions() as db:
         assert db.get(SeatClockRow, (table.game.id, sleeper)).timeouts == 1  # type: ignore[union-attr]
