@@ -41,6 +41,7 @@ from elgrande.rules.state import AFTER_DEPLOY, CHOOSE, DEPLOY, RECRUIT, REVEAL, 
 
 from .base import Bot
 from .evaluate import DEFAULT_WEIGHTS, Weights, awards, evaluate, seat_points
+from .value import ValueModel
 
 MAX_PLAYOUT_STEPS = 400
 
@@ -56,12 +57,16 @@ class Node:
         self.total = 0.0
 
 
-def rewards(s: State, w: Weights, temperature: float) -> list[float]:
-    """Per-seat reward in [0, 1]: win share at the end, else a squashed expected lead."""
+def rewards(s: State, w: Weights, temperature: float,
+            value: ValueModel | None = None) -> list[float]:
+    """Per-seat reward in [0, 1]: win share at the end, else a squashed expected lead (or,
+    with a learned ``value``, the seats' fitted chances of winning)."""
     n = s.n
     if is_terminal(s):
         win = winners(s)
         return [1.0 / len(win) if p in win else 0.0 for p in range(n)]
+    if value is not None:
+        return value.chances(s)
     v = evaluate(s, w)
     # Each seat's best opponent: the best seat's is the runner-up, everyone else's the best.
     best = max(v)
@@ -129,8 +134,9 @@ class IsmctsBot(Bot):
 
     def __init__(self, seed: int = 0, iterations: int = 300, exploration: float = 0.7,
                  temperature: float = 6.0, epsilon: float = 0.1,
-                 weights: Weights = DEFAULT_WEIGHTS) -> None:
+                 weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None) -> None:
         super().__init__(seed)
+        self.value = value  # a learned evaluation (value.py) instead of the squashed lead
         self.iterations = iterations
         self.exploration = exploration
         self.temperature = temperature
@@ -242,7 +248,7 @@ class IsmctsBot(Bot):
                 continue
             seat = to_act(s)[0]
             apply(s, self.policy.choose(s, seat, rng))
-        return rewards(s, self.weights, self.temperature)
+        return rewards(s, self.weights, self.temperature, self.value)
 
 
 def _sample(outcomes: list[tuple[Action, float]], rng: random.Random) -> Action:

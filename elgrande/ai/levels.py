@@ -1,7 +1,7 @@
 """Named bots and playing levels: each level is a bot plus a budget.
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
-(``random``, ``heuristic``, ``ismcts``), a bot with an iteration budget (``ismcts:500``) or a
+(``random``, ``heuristic``, ``ismcts``, ``learned``), a bot with an iteration budget (``ismcts:500``, ``learned:500``) or a
 frozen bot (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength
 tests). Budgets are counted in iterations, never in seconds, so games replay exactly.
 """
@@ -15,6 +15,7 @@ from .base import Bot, RandomBot
 from .frozen import hard_2026_12
 from .heuristic import HeuristicBot
 from .ismcts import IsmctsBot
+from .value import load_model
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,23 @@ LEVELS: dict[str, Level] = {
     )
 }
 
+# The learned win chances spread about half as far as the squashed lead between playouts
+# from the same position; halving the exploration constant to match lost a paired duel
+# (docs/ai.md, "A learned evaluation"), so the learned bot explores as hard does.
+LEARNED_EXPLORATION = 0.7
+
+
+def _learned(seed: int, iterations: int) -> IsmctsBot:
+    return IsmctsBot(seed, iterations=iterations, exploration=LEARNED_EXPLORATION,
+                     value=load_model())
+
+
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "ismcts": IsmctsBot,
+    # hard's search judged by the learned evaluation (value.py): a candidate, not a level.
+    "learned": lambda seed: _learned(seed, 1500),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -57,18 +71,19 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
-    elif base == "ismcts" and budget:
+    elif base in ("ismcts", "learned") and budget:
         try:
             iterations = int(budget)
         except ValueError:
             raise ValueError(f"bad iteration budget in {name!r}") from None
         if iterations < 1:
             raise ValueError(f"the iteration budget in {name!r} must be at least 1")
-        bot = IsmctsBot(seed, iterations=iterations)
+        bot = _learned(seed, iterations) if base == "learned" else \
+            IsmctsBot(seed, iterations=iterations)
     elif base in BOTS and not budget:
         bot = BOTS[base](seed)
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
-                         "or ismcts:ITERATIONS")
+                         "or ismcts:ITERATIONS or learned:ITERATIONS")
     bot.name = name
     return bot

@@ -21,7 +21,7 @@ from elgrande import __version__
 
 # Modules that may contribute sub-commands; a module that does not exist yet is skipped.
 COMMAND_MODULES = ("engine", "matches", "ai", "duel", "server", "db", "admin", "ratings",
-                   "spiel_bench", "coach")
+                   "spiel_bench", "coach", "train_value")
 
 T = TypeVar("T")
 

@@ -4,9 +4,10 @@ the pure source does.
 The pure engine and bots are the reference. Both sides play the same seeded games, each in
 a process of its own (``ELGRANDE_ENGINE=pure`` and ``=compiled``; each reports where its
 bots' modules came from): the live ISMCTS bot, the frozen baseline's copy of it, the
-heuristic bot at two levels and the random bot share tables under the default rules and
-the publisher's (with the Veto). Every decision is compared, and with it the evaluation
-of every position the game passes through, to the last bit of every float.
+heuristic bot at two levels, the random bot and the search judged by the learned
+evaluation share tables under the default rules and the publisher's (with the Veto). Every
+decision is compared, and with it the evaluation and the learned win chances of every
+position the game passes through, to the last bit of every float.
 
 Run by hand: ``python -m tests.ai.test_compiled_bots`` prints what one side records.
 """
@@ -34,6 +35,8 @@ GAMES: list[tuple[str, dict[str, Any], int, list[str]]] = [
     ("box-5p-6-rounds", {"players": 5, "rounds": 6, "options": {"rule_set": "box"}}, 2,
      ["frozen:120", "easy", "ismcts:120", "random", "medium"]),
     ("yucata-2p-6-rounds", {"players": 2, "rounds": 6}, 3, ["medium", "ismcts:300"]),
+    # The learned evaluation (value.py) judging a search's playouts.
+    ("yucata-3p-6-rounds", {"players": 3, "rounds": 6}, 4, ["learned:150", "medium", "easy"]),
 ]
 
 
@@ -52,6 +55,7 @@ def _game(config_data: dict[str, Any], seed: int, bots: list[str]) -> list[list[
     position it was made in (floats as their exact repr)."""
     from elgrande.ai.evaluate import evaluate
     from elgrande.ai.frozen.hard_2026_12.evaluate import evaluate as frozen_evaluate
+    from elgrande.ai.value import load_model
     from elgrande.rules import (
         GameConfig,
         apply,
@@ -73,7 +77,8 @@ def _game(config_data: dict[str, Any], seed: int, bots: list[str]) -> list[list[
         seat = to_act(s)[0]
         action = players[seat].choose(s, seat)
         records.append([seat, str(action), [repr(v) for v in evaluate(s)],
-                        [repr(v) for v in frozen_evaluate(s)]])
+                        [repr(v) for v in frozen_evaluate(s)],
+                        [repr(v) for v in load_model().chances(s)]])
         apply(s, action)
     records.append(["end", s.scores, [repr(v) for v in evaluate(s)]])
     return records
@@ -83,11 +88,11 @@ def trace() -> dict[str, Any]:
     """What this process's bots record: the engine, the files of the bots' modules, and
     every decision of every game."""
     import elgrande.rules as rules
-    from elgrande.ai import base, evaluate, heuristic, ismcts
+    from elgrande.ai import base, evaluate, heuristic, ismcts, value
     from elgrande.ai.frozen.hard_2026_12 import evaluate as frozen_evaluate
     from elgrande.ai.frozen.hard_2026_12 import ismcts as frozen_ismcts
 
-    modules = (base, evaluate, heuristic, ismcts, frozen_evaluate, frozen_ismcts)
+    modules = (base, evaluate, heuristic, ismcts, value, frozen_evaluate, frozen_ismcts)
     return {"engine": rules.ENGINE, "files": [m.__file__ for m in modules],
             "games": {label: _game(config, seed, bots) for label, config, seed, bots in GAMES}}
 

@@ -1,0 +1,197 @@
+"""The learned evaluation (elgrande/ai/value.py) and its training (train_value.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+
+from elgrande.ai import make_bot
+from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate, scorings_left
+from elgrande.ai.ismcts import IsmctsBot
+from elgrande.ai.train_value import fit, fit_stage, generate, play_and_record
+from elgrande.ai.value import FEATURES, NUM_FEATURES, ValueModel, features, load_model
+from elgrande.cli import main
+from elgrande.rules import (
+    GameConfig,
+    apply,
+    is_chance,
+    is_terminal,
+    legal_actions,
+    new_game,
+    sample_chance,
+    to_act,
+)
+
+
+def _positions(players: int, seed: int, every: int = 3) -> list:
+    """Positions of a random game (every ``every``-th decision)."""
+    rng = random.Random(seed)
+    s = new_game(GameConfig(players=players))
+    out = []
+    step = 0
+    while not is_terminal(s):
+        if is_chance(s):
+            apply(s, sample_chance(s, rng))
+            continue
+        step += 1
+        if step % every == 0:
+            out.append(s.copy())
+        seat = to_act(s)[0]
+        apply(s, rng.choice(legal_actions(s, seat)))
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_features_are_the_parts_of_the_hand_set_evaluation(players: int) -> None:
+    # evaluate() is a weighted sum of the same parts: with its weights for the stage, the
+    # features add up to it exactly. So each feature measures what its name says.
+    w = DEFAULT_WEIGHTS
+    checked = 0
+    for s in _positions(players, seed=players, every=1):
+        generals, rounds = scorings_left(s)
+        if generals == 0:
+            continue
+        region = w.next_scoring + w.later_scoring * (generals - 1) + w.special_per_round * rounds
+        castillo = w.next_scoring + w.special_per_round * rounds
+        release = w.castillo_release * (w.next_scoring + w.later_scoring * (generals - 1))
+        coefficients = [1.0, region, castillo, release, w.court, w.provinces, w.tempo, w.hand,
+                        0.0, 0.0]
+        expected = evaluate(s)
+        for p, row in enumerate(features(s)):
+            assert sum(c * f for c, f in zip(coefficients, row, strict=True)) == \
+                pytest.approx(expected[p], abs=1e-9)
+        checked += 1
+    assert checked > 100
+
+
+def test_leads_and_board_count_the_regions() -> None:
+    s = _positions(4, seed=11)[40]
+    n = s.n
+    rows = features(s)
+    for p in range(n):
+        counts = [s.cab[a * n + p] for a in range(9)]
+        assert rows[p][FEATURES.index("board")] == sum(counts)
+        alone = sum(1 for a in range(9)
+                    if s.cab[a * n + p] > 0
+                    and all(s.cab[a * n + q] < s.cab[a * n + p] for q in range(n) if q != p))
+        assert rows[p][FEATURES.index("leads")] == alone
+
+
+def test_chances_are_a_softmax_of_the_stage_weights() -> None:
+    model = load_model()
+    for players in (2, 3, 4, 5):
+        for s in _positions(players, seed=20 + players, every=15):
+            chances = model.chances(s)
+            assert len(chances) == players
+            assert sum(chances) == pytest.approx(1.0)
+            assert all(0.0 < c < 1.0 for c in chances)
+            rounds = max(scorings_left(s)[1], 1)
+            w = model.weights_for(players, rounds)
+            u = [sum(a * b for a, b in zip(w, row, strict=True)) for row in features(s)]
+            # A seat with the higher utility has the higher chance, by the softmax.
+            for p in range(players):
+                for q in range(players):
+                    ratio = math.exp(u[p] - u[q])
+                    assert chances[p] / chances[q] == pytest.approx(ratio, rel=1e-9)
+
+
+def test_the_shipped_model_covers_every_player_count_and_round() -> None:
+    model = load_model()
+    for players in (2, 3, 4, 5):
+        for rounds in range(1, 10):
+            w = model.weights_for(players, rounds)
+            assert len(w) == NUM_FEATURES and all(math.isfinite(v) for v in w)
+        # Points already scored are worth more the fewer rounds are left: a lead late in the
+        # game is harder to catch up (checked between the first and the last rounds).
+        score = FEATURES.index("score")
+        assert model.weights_for(players, 1)[score] > model.weights_for(players, 9)[score] > 0
+    assert model.info["command"].startswith("elgrande train-value")
+
+
+def test_a_model_with_other_features_is_refused() -> None:
+    data = load_model().to_dict()
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ValueError, match="train it again"):
+        ValueModel.from_dict(data)
+    with pytest.raises(ValueError, match="weights"):
+        ValueModel({"4:1": [0.0] * (NUM_FEATURES - 1)})
+
+
+def test_fit_stage_recovers_the_weights_that_made_the_data() -> None:
+    rng = np.random.default_rng(5)
+    true = np.array([0.3, -0.5, 0.8, 0.0, 0.2, -0.1, 0.4, 0.0, 0.6, -0.2])
+    x = rng.normal(size=(20_000, 4, NUM_FEATURES))
+    u = x @ true
+    p = np.exp(u - u.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    winners = np.array([rng.choice(4, p=row) for row in p])
+    y = np.eye(4)[winners]
+    w = np.array(fit_stage(x, y, ridge=0.0))
+    assert np.abs(w - true).max() < 0.06
+
+
+def test_a_recorded_game_has_positions_with_the_final_win_shares() -> None:
+    data = play_and_record((3, 0, 3, 6, 0.2))
+    assert len(data.records) > 20
+    assert sum(data.shares) == pytest.approx(1.0)
+    assert {r.rounds for r in data.records} == set(range(1, 7))
+    assert all(len(r.features) == 3 and len(r.features[0]) == NUM_FEATURES
+               for r in data.records)
+
+
+def test_a_small_fit_beats_a_uniform_guess_on_held_out_games() -> None:
+    data = generate(30, [2], seed=8, rounds=6)
+    model, info = fit(data, [2], rounds=6)
+    check = info["held_out"]["2"]
+    assert check["held_out_positions"] > 100
+    assert check["learned_log_loss"] < check["uniform_log_loss"]
+    assert check["learned_brier"] < check["uniform_brier"]
+    assert set(model.weights) == {f"2:{r}" for r in range(1, 7)}
+
+
+def test_the_learned_bot_plays_a_legal_game() -> None:
+    bots = [make_bot("learned:60", 1), make_bot("medium", 2)]
+    assert isinstance(bots[0], IsmctsBot) and bots[0].value is load_model()
+    rng = random.Random(4)
+    s = new_game(GameConfig(players=2, rounds=6))
+    while not is_terminal(s):
+        if is_chance(s):
+            apply(s, sample_chance(s, rng))
+            continue
+        seat = to_act(s)[0]
+        apply(s, bots[seat].choose(s, seat))
+    assert bots[0].decisions > 20
+    with pytest.raises(ValueError, match="iteration budget"):
+        make_bot("learned:0")
+
+
+def test_train_value_command_writes_a_model(tmp_path, capsys) -> None:
+    out = tmp_path / "model.json"
+    assert main(["train-value", "--games", "10", "--players", "2", "--out", str(out),
+                 "--no-progress"]) == 0
+    model = ValueModel.from_dict(json.loads(out.read_text()))
+    assert set(model.weights) == {f"2:{r}" for r in range(1, 10)}
+    assert "held-out games" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--players", "1,4"], "player counts go from 2 to 5"),
+    (["--players", "four"], "comma-separated list"),
+    (["--games", "0"], "1 or more"),
+])
+def test_train_value_refuses_bad_options(argv, message, tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["train-value", "--out", str(tmp_path / "m.json"), *argv])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_train_value_refuses_a_share_that_is_not_a_chance(tmp_path, capsys) -> None:
+    assert main(["train-value", "--easy-share", "1.5", "--out", str(tmp_path / "m.json")]) == 2
+    assert "a chance, from 0 to 1" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
