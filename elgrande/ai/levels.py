@@ -26,22 +26,10 @@ class Level:
     factory: Callable[[int], Bot]
 
 
-LEVELS: dict[str, Level] = {
-    level.name: level
-    for level in (
-        Level("easy", "Easy", "The heuristic bot with noisy judgement and a narrow search.",
-              lambda seed: HeuristicBot(seed, beam=2, noise=3.0, samples=1)),
-        Level("medium", "Medium", "The heuristic bot: the best whole turn by its evaluation.",
-              lambda seed: HeuristicBot(seed)),
-        Level("hard", "Hard", "ISMCTS, 1500 iterations per turn, heuristic playouts "
-              "(usually under 2 s per turn, at most about 3 s).",
-              lambda seed: IsmctsBot(seed, iterations=1500)),
-    )
-}
-
 # The learned win chances spread about half as far as the squashed lead between playouts
 # from the same position; halving the exploration constant to match lost a paired duel
-# (docs/ai.md, "A learned evaluation"), so the learned bot explores as hard does.
+# (docs/ai.md, "A learned evaluation"), so it explores as the
+# squashed lead's search does.
 LEARNED_EXPLORATION = 0.7
 
 
@@ -50,11 +38,25 @@ def _learned(seed: int, iterations: int) -> IsmctsBot:
                      value=load_model())
 
 
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("easy", "Easy", "The heuristic bot with noisy judgement and a narrow search.",
+              lambda seed: HeuristicBot(seed, beam=2, noise=3.0, samples=1)),
+        Level("medium", "Medium", "The heuristic bot: the best whole turn by its evaluation.",
+              lambda seed: HeuristicBot(seed)),
+        Level("hard", "Hard", "ISMCTS, 1500 iterations per turn, heuristic playouts judged "
+              "by the learned evaluation (usually under 1 s per turn, rarely over 2 s).",
+              lambda seed: _learned(seed, 1500)),
+    )
+}
+
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "ismcts": IsmctsBot,
-    # hard's search judged by the learned evaluation (value.py): a candidate, not a level.
+    # The search judged by the learned evaluation (value.py): hard since 1 December 2026,
+    # under the name its duels were run with.
     "learned": lambda seed: _learned(seed, 1500),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
