@@ -38,7 +38,7 @@ from elgrande.rules.state import BID
 from .evaluate import evaluate
 from .levels import make_bot
 from .tournament import derive_seed
-from .value import FEATURES, NUM_FEATURES, ValueModel, features, stage
+from .value import NUM_FEATURES, ValueModel, features, stage
 
 HELD_OUT_EVERY = 5  # game g is held out when g % 5 == 4
 RIDGE = 1.0  # L2 penalty on the weights, summed over a stage's positions
@@ -248,21 +248,3 @@ def describe(check: dict[str, Any]) -> list[str]:
                      f"{c['learned_log_loss']:>17.4f} {old_loss:>7.4f} "
                      f"{c['uniform_log_loss']:>7.4f}")
     return lines
-
-
-def feature_table(model: ValueModel, n: int) -> list[str]:
-    """The fitted weights for n players, one row per rounds left (for the docs)."""
-    head = f"{'rounds left':>11} " + " ".join(f"{f:>9}" for f in FEATURES)
-    rows = [head]
-    for r in range(9, 0, -1):
-        w = model.weights.get(f"{n}:{r}")
-        if w is not None:
-            rows.append(f"{r:>11} " + " ".join(f"{v:>9.3f}" for v in w))
-    return rows
-
-
-def log_odds_per_point(model: ValueModel, n: int) -> dict[int, float]:
-    """The weight of a point of score per rounds left: what a lead is worth."""
-    return {r: model.weights[f"{n}:{r}"][0] for r in range(1, 10)
-            if f"{n}:{r}" in model.weights}
-
