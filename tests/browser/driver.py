@@ -52,8 +52,11 @@ def command(page: Page, selector: str) -> None:
     wait_answered(page, before)
 
 
-def click_area(page: Page, code: str) -> None:
-    """Clicks a point inside the region's shape (its label point; labels let clicks through)."""
+def click_area(page: Page, code: str, redraw_while_pressed: bool = False) -> None:
+    """Clicks a point inside the region's shape (its label point; labels let clicks through).
+
+    With `redraw_while_pressed`, the map is redrawn between the button going down and up,
+    as when another seat's move arrives in the middle of a click."""
     point = page.evaluate(
         """(code) => {
             const poly = document.getElementById('area-' + code);
@@ -66,7 +69,13 @@ def click_area(page: Page, code: str) -> None:
         }""",
         code,
     )
-    page.mouse.click(point[0], point[1])
+    if not redraw_while_pressed:
+        page.mouse.click(point[0], point[1])
+        return
+    page.mouse.move(point[0], point[1])
+    page.mouse.down()
+    page.evaluate("window.elgrande.redraw()")
+    page.mouse.up()
 
 
 def choose_in_dialog(page: Page, action: dict[str, Any]) -> None:
