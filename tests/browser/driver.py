@@ -54,13 +54,15 @@ def command(page: Page, selector: str) -> None:
 
 def click_area(page: Page, code: str, redraw_while_pressed: bool = False) -> None:
     """Clicks a point inside the region's shape (its label point; labels let clicks through).
+    The scroll is instant: Bootstrap scrolls smoothly, and the point read right after a
+    smooth scroll begins is not where the region ends up.
 
     With `redraw_while_pressed`, the map is redrawn between the button going down and up,
     as when another seat's move arrives in the middle of a click."""
     point = page.evaluate(
         """(code) => {
             const poly = document.getElementById('area-' + code);
-            poly.scrollIntoView({block: 'center'});
+            poly.scrollIntoView({block: 'center', behavior: 'instant'});
             const svg = poly.ownerSVGElement;
             const p = svg.createSVGPoint();
             p.x = Number(poly.dataset.px); p.y = Number(poly.dataset.py);
@@ -69,10 +71,16 @@ def click_area(page: Page, code: str, redraw_while_pressed: bool = False) -> Non
         }""",
         code,
     )
-    if not redraw_while_pressed:
+    if redraw_while_pressed:
+        press_across_redraw(page, point[0], point[1])
+    else:
         page.mouse.click(point[0], point[1])
-        return
-    page.mouse.move(point[0], point[1])
+
+
+def press_across_redraw(page: Page, x: float, y: float) -> None:
+    """A click at (x, y) with the page redrawn (its controls rebuilt) between the button
+    going down and up, as when another seat's move arrives in the middle of a click."""
+    page.mouse.move(x, y)
     page.mouse.down()
     page.evaluate("window.elgrande.redraw()")
     page.mouse.up()

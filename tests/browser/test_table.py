@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .driver import click_action, click_area, command, state, wait_render
+from .driver import (
+    click_action,
+    click_area,
+    command,
+    press_across_redraw,
+    state,
+    wait_render,
+)
 from .table import (
     DECISION_OF,
     MOVEMENT_CARDS,
@@ -138,6 +145,19 @@ def test_the_table_at_a_glance(browser: Browser, server: str, artifacts: Path) -
             expect(page.locator(f"#area-{a['area']}")).to_have_class(re.compile("selected"))
             expect(page.locator("#secret-effect")).to_contain_text(s["secret"]["effects"][a["area"]])
             page.screenshot(path=str(artifacts / "after" / "item5-secret-on-map.png"))
+            other = next((b for b in s["legal"] if b["kind"] == "secret" and b["area"] != a["area"]), None)
+            if other:
+                # The panel's buttons are rebuilt on every state too: a press across a
+                # redraw picks the other region.
+                button = page.locator(f'#secret-options [data-secret="{other["text"]}"]')
+                button.evaluate("b => b.scrollIntoView({block: 'center', behavior: 'instant'})")
+                box = button.bounding_box()
+                assert box
+                press_across_redraw(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                expect(page.locator(f'#secret-options [data-secret="{other["text"]}"]')).to_have_attribute(
+                    "aria-pressed", "true")
+                expect(page.locator(f"#area-{other['area']}")).to_have_class(re.compile("selected"))
+                expect(page.locator(f"#area-{a['area']}")).not_to_have_class(re.compile("selected"))
             before_sent = page.evaluate("window.elgrande.sent")
             page.click("#secret-confirm")
             page.wait_for_function(f"() => window.elgrande.sent > {before_sent} && window.elgrande.acked >= window.elgrande.sent")

@@ -4,6 +4,7 @@ import { drawMap } from "./map.js";
 import { Connection } from "./net.js";
 import { t } from "./i18n.js";
 import { renderPanels, renderFinished, renderWatched } from "./panels.js";
+import { keepPressesAcrossRedraws } from "./presses.js";
 
 const root = document.getElementById("game");
 const gameId = Number(root.dataset.game);
@@ -19,6 +20,7 @@ const ui = {
 };
 window.elgrande = ui; // for tests and the curious: the last state received
 ui.redraw = () => render(ui.state); // as when a state arrives that changes nothing
+keepPressesAcrossRedraws();
 
 const conn = new Connection(`/ws/games/${gameId}`, {
   onState: (state, ack) => {

@@ -54,37 +54,12 @@ function text(parent, x, y, content, attrs = {}) {
   return node;
 }
 
-// The map is rebuilt for every state, so a state that arrives while the player holds the
-// button down (another seat's move, a secret choice made) replaces the pressed control and
-// the browser sends no click. A press that ends on the control that took its place (the
-// same key) acts as the click would have.
-const actions = new WeakMap();
-let pressed = null;
-
-function keepPressesAcrossRedraws(svg) {
-  if (svg.dataset.pressesKept) return;
-  svg.dataset.pressesKept = "1";
-  svg.addEventListener("pointerdown", (e) => {
-    const node = e.target.closest("[data-key]");
-    pressed = node && actions.has(node) ? node : null;
-  });
-  svg.addEventListener("pointerup", (e) => {
-    const was = pressed;
-    pressed = null;
-    if (!was || was.isConnected) return; // not redrawn: the ordinary click acts
-    const under = document.elementFromPoint(e.clientX, e.clientY);
-    const node = under && under.closest("[data-key]");
-    if (node && svg.contains(node) && node.dataset.key === was.dataset.key && actions.has(node)) actions.get(node)();
-  });
-}
-
 // A map element that sends actions: focusable, named, acting on Enter and Space too.
 function control(node, name, key, onAct) {
   node.setAttribute("tabindex", "0");
   node.setAttribute("role", "button");
   node.setAttribute("aria-label", name);
   node.dataset.key = key;
-  actions.set(node, onAct);
   node.addEventListener("click", (e) => { e.stopPropagation(); onAct(); });
   node.addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onAct(); }
@@ -144,7 +119,6 @@ function areaLabel(area, state) {
 // opts: { changes (see game.js diffBoards), selected (area code picked for a secret), actionName }
 export function drawMap(svg, state, handlers, opts = {}) {
   svg.replaceChildren();
-  keepPressesAcrossRedraws(svg);
   const interactive = state.legal.length > 0;
   // Interactive: a group of controls; a plain picture (with a name) otherwise.
   svg.setAttribute("role", interactive ? "group" : "img");
