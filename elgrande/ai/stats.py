@@ -148,6 +148,34 @@ def pairwise_results(games: Sequence[GameRecord]) -> dict[tuple[str, str], float
     return points
 
 
+@dataclass(frozen=True)
+class HeadToHead:
+    """How often bot ``a`` finished ahead of bot ``b`` (a tie counts 1/2), over every pair
+    of seats they held in the same game; with one seat each that is per game."""
+
+    a: str
+    b: str
+    comparisons: int
+    ahead: Estimate
+
+    def to_dict(self) -> dict[str, object]:
+        return {"bot": self.a, "other": self.b, "comparisons": self.comparisons,
+                "ahead": self.ahead.to_dict()}
+
+
+def head_to_head(games: Sequence[GameRecord]) -> list[HeadToHead]:
+    """Every ordered pair of distinct bots that met, with a Wilson 95% interval."""
+    points = pairwise_results(games)
+    met: dict[tuple[str, str], int] = {}
+    for g in games:
+        for i, a in enumerate(g.bots):
+            for j, b in enumerate(g.bots):
+                if i != j and a != b:
+                    met[(a, b)] = met.get((a, b), 0) + 1
+    return [HeadToHead(a, b, n, wilson_ci(points.get((a, b), 0.0), n))
+            for (a, b), n in sorted(met.items())]
+
+
 def elo_ratings(games: Sequence[GameRecord], prior_games: float = 1.0,
                 iterations: int = 500) -> dict[str, float]:
     """Elo-style ratings from a Bradley-Terry fit to the pairwise results.
@@ -259,4 +287,15 @@ def format_table(summaries: Sequence[BotSummary]) -> str:
             f"{s.margin.mean:+5.1f} [{s.margin.low:+5.1f},{s.margin.high:+5.1f}]  "
             f"{s.elo:6.0f} {s.seconds_per_decision:10.3f}  {s.turn_times.format():>22}"
         )
+    return "\n".join(lines)
+
+
+def format_head_to_head(rows: Sequence[HeadToHead]) -> str:
+    """One line per pair, the stronger-looking side first (each pair once)."""
+    lines = [f"{'bot':<16} {'ahead of':<16} {'games':>5}  {'ahead [95% CI]':<22}"]
+    lines.append("-" * len(lines[0]))
+    for r in rows:
+        if r.ahead.mean > 0.5 or (r.ahead.mean == 0.5 and r.a < r.b):
+            lines.append(f"{r.a:<16} {r.b:<16} {r.comparisons:>5}  "
+                         f"{r.ahead.mean:6.1%} [{r.ahead.low:5.1%},{r.ahead.high:6.1%}]")
     return "\n".join(lines)

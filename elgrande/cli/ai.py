@@ -15,14 +15,16 @@ def register(subparsers: Any) -> None:
         "tournament",
         help="play bots against each other with rotated seats and report their strength",
         description="Play K games between bots (seats rotated so every bot plays every seat "
-                    "equally) and report win rate, score, margin with 95%% confidence "
-                    "intervals and an Elo-style rating.",
+                    "equally) and report win rate, score, margin with 95% confidence "
+                    "intervals, an Elo-style rating, and how often each bot finished ahead "
+                    "of each other one.",
     )
     p.add_argument("--players", type=int, required=True, choices=range(2, 6), metavar="N",
                    help="players per game, 2 to 5")
     p.add_argument("--bots", required=True, metavar="BOTS",
                    help="comma-separated bot per seat, e.g. hard,heuristic,heuristic,heuristic; "
-                        "names: random, heuristic, ismcts, ismcts:ITERATIONS, easy, medium, hard")
+                        "names: random, heuristic, ismcts, ismcts:ITERATIONS, learned, learned:ITERATIONS, "
+                        "baseline (the frozen bot), hard-2026-12, easy, medium, hard")
     p.add_argument("--games", type=positive_int, required=True, metavar="K",
                    help="number of games, 1 or more")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="tournament seed (default 0)")
@@ -67,7 +69,7 @@ def register_bench(bench_subparsers: Any) -> None:
 
 def tournament_command(args: argparse.Namespace) -> int:
     from elgrande.ai.levels import make_bot
-    from elgrande.ai.stats import format_table, summarise
+    from elgrande.ai.stats import format_head_to_head, format_table, head_to_head, summarise
     from elgrande.ai.tournament import run_tournament
 
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
@@ -93,6 +95,7 @@ def tournament_command(args: argparse.Namespace) -> int:
             "players": args.players, "bots": bots, "games": args.games, "seed": args.seed,
             "rounds": args.rounds, "rules": args.rules,
             "summary": [s.to_dict() for s in summaries],
+            "head_to_head": [r.to_dict() for r in head_to_head(games)],
             "results": [{"game": g.index, "bots": list(g.bots), "scores": list(g.scores)}
                         for g in games],
         }, indent=2))
@@ -100,6 +103,9 @@ def tournament_command(args: argparse.Namespace) -> int:
         print(f"{args.games} games, {args.players} players, seed {args.seed}, "
               f"{args.rules} rules, bots {','.join(bots)}")
         print(format_table(summaries))
+        if len(summaries) > 1:
+            print()
+            print(format_head_to_head(head_to_head(games)))
     return 0
 
 

@@ -9,6 +9,8 @@ import pytest
 from elgrande.ai.stats import (
     GameRecord,
     elo_ratings,
+    format_head_to_head,
+    head_to_head,
     mean_ci,
     pairwise_results,
     seating,
@@ -45,6 +47,28 @@ def test_pairwise_results_skip_seats_of_the_same_bot() -> None:
     g = GameRecord(0, ("x", "y", "y"), (10, 20, 5))
     points = pairwise_results([g])
     assert points == {("x", "y"): 1.0, ("y", "x"): 1.0}
+
+
+def test_head_to_head_counts_per_game_ties_half_and_each_seat_of_a_repeated_bot() -> None:
+    games = [
+        GameRecord(0, ("easy", "medium", "hard"), (50, 60, 70)),
+        GameRecord(1, ("hard", "easy", "medium"), (80, 80, 60)),  # hard ties easy
+        GameRecord(2, ("medium", "hard", "easy"), (90, 70, 40)),
+        GameRecord(3, ("hard", "medium", "medium"), (70, 75, 60)),  # two medium seats
+    ]
+    rows = {(r.a, r.b): r for r in head_to_head(games)}
+    assert set(rows) == {(a, b) for a in ("easy", "medium", "hard")
+                         for b in ("easy", "medium", "hard") if a != b}
+    hard_medium = rows[("hard", "medium")]
+    assert hard_medium.comparisons == 5  # one per game, two in game 3
+    assert hard_medium.ahead.mean == pytest.approx(3 / 5)  # games 0, 1 and one medium in 3
+    assert rows[("medium", "hard")].ahead.mean == pytest.approx(2 / 5)
+    assert rows[("hard", "easy")].ahead.mean == pytest.approx(2.5 / 3)
+    assert rows[("easy", "hard")].ahead.mean == pytest.approx(0.5 / 3)
+    assert 0 < rows[("hard", "easy")].ahead.low < 2.5 / 3 < rows[("hard", "easy")].ahead.high <= 1
+    # The printed table shows each pair once, from the side ahead more often.
+    lines = format_head_to_head(list(rows.values())).splitlines()[2:]
+    assert [line.split()[:2] for line in lines] == [["hard", "easy"], ["hard", "medium"], ["medium", "easy"]]
 
 
 def test_elo_orders_bots_by_strength_and_is_centred() -> None:

@@ -37,6 +37,15 @@ def test_tournament_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(data["results"]) == 2
     for row in data["summary"]:
         assert row["win_rate"]["low"] <= row["win_rate"]["mean"] <= row["win_rate"]["high"]
+    # Head to head: per game here (one seat each), from the games' own scores.
+    rows = {(r["bot"], r["other"]): r for r in data["head_to_head"]}
+    assert set(rows) == {("easy", "random"), ("random", "easy")}
+    seat_of = [g["bots"].index("easy") for g in data["results"]]
+    ahead = sum(1.0 if g["scores"][e] > g["scores"][1 - e] else 0.5 if g["scores"][e] == g["scores"][1 - e]
+                else 0.0 for g, e in zip(data["results"], seat_of, strict=True))
+    assert rows[("easy", "random")]["comparisons"] == 2
+    assert rows[("easy", "random")]["ahead"]["mean"] == ahead / 2
+    assert rows[("random", "easy")]["ahead"]["mean"] == 1 - ahead / 2
 
 
 def test_tournament_command_table_with_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,7 +53,7 @@ def test_tournament_command_table_with_two_workers(capsys: pytest.CaptureFixture
                  "--workers", "2", "--no-progress"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "win rate" in out and "heuristic" in out and "Elo" in out
+    assert "win rate" in out and "heuristic" in out and "Elo" in out and "ahead of" in out
 
 
 def test_tournament_command_rejects_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
