@@ -1,7 +1,9 @@
 """Fit the learned evaluation (``value.py``) on self-play games: ``elgrande train-value``.
 
 1. **Play.** Games between heuristic bots (``medium``, and ``easy`` in some seats so that
-   weaker positions are seen too), for each number of players asked. Every time a new
+   weaker positions are seen too), and search bots in a share of the seats if asked (so
+   that the positions a search reaches against searching opponents are seen too), for
+   each number of players asked. Every time a new
    turn starts, a round begins or a scoring changes the scores, the position's features
    are recorded; at the end every record gets the game's win shares as its target.
 2. **Fit.** For each (players, rounds left), the conditional logit's weights by Newton's
@@ -63,15 +65,46 @@ class GameData:
     shares: list[float]  # final win share per seat
 
 
-def game_bots(seed: int, game: int, players: int, easy_share: float) -> list[str]:
+DEFAULT_SEARCH_BOT = "ismcts:300"
+
+
+@dataclass(frozen=True)
+class Field:
+    """Who plays the training games: each seat is ``search_bot`` with chance
+    ``search_share``, else ``easy`` with chance ``easy_share``, else ``medium``."""
+
+    easy_share: float = 0.2
+    search_share: float = 0.0
+    search_bot: str = DEFAULT_SEARCH_BOT
+
+    def __post_init__(self) -> None:
+        for name, share in (("easy", self.easy_share), ("search", self.search_share)):
+            if not 0 <= share <= 1:
+                raise ValueError(f"the {name} share is a chance, from 0 to 1")
+        if self.easy_share + self.search_share > 1:
+            raise ValueError("the easy and search shares add up to more than 1")
+        make_bot(self.search_bot)  # an unknown name fails here, before any game is played
+
+
+def game_bots(seed: int, game: int, players: int, field: Field) -> list[str]:
+    # One draw per seat, so that a field without search seats deals as before they existed.
     rng = random.Random(derive_seed("train-bots", seed, players, game))
-    return ["easy" if rng.random() < easy_share else "medium" for _ in range(players)]
+    names = []
+    for _ in range(players):
+        draw = rng.random()
+        if draw < field.search_share:
+            names.append(field.search_bot)
+        elif draw < field.search_share + field.easy_share:
+            names.append("easy")
+        else:
+            names.append("medium")
+    return names
 
 
-def play_and_record(args: tuple[int, int, int, int, float]) -> GameData:
+def play_and_record(args: tuple[int, int, int, int, Field]) -> GameData:
     """Play one game and record its positions (a worker's job)."""
-    seed, game, players, rounds, easy_share = args
-    names = game_bots(seed, game, players, easy_share)
+    seed, game, players, rounds, field = args
+    names = game_bots(seed, game, players, field)
     bots = [make_bot(name, derive_seed("train-seat", seed, players, game, p))
             for p, name in enumerate(names)]
     config = GameConfig(players=players, rounds=rounds, options=Options.preset("yucata"))
@@ -95,16 +128,18 @@ def play_and_record(args: tuple[int, int, int, int, float]) -> GameData:
 
 
 def generate(games: int, players: Sequence[int], seed: int, workers: int = 1,
-             rounds: int = 9, easy_share: float = 0.2,
+             rounds: int = 9, field: Field = Field(),
              progress: Callable[[Iterator[GameData], int], Iterator[GameData]] | None = None
              ) -> list[GameData]:
     """``games`` games for each player count, played in ``workers`` processes."""
-    jobs = [(seed, g, n, rounds, easy_share) for n in players for g in range(games)]
+    jobs = [(seed, g, n, rounds, field) for n in players for g in range(games)]
     if workers <= 1:
         it: Iterator[GameData] = map(play_and_record, jobs)
         return list(progress(it, len(jobs)) if progress else it)
+    # Search games take far longer than heuristic ones: small chunks keep both workers busy.
+    chunk = 1 if field.search_share else 4
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        it = pool.map(play_and_record, jobs, chunksize=4)
+        it = pool.map(play_and_record, jobs, chunksize=chunk)
         return list(progress(it, len(jobs)) if progress else it)
 
 
@@ -220,6 +255,9 @@ def fit(data: Sequence[GameData], players: Sequence[int], rounds: int = 9
                 totals[name][1] += brier * m
         m = max(positions, 1)
         check[str(n)] = {
+            "training_games": sum(1 for g in train if g.records and g.records[0].players == n),
+            "training_positions": sum(len(g.records) for g in train
+                                      if g.records and g.records[0].players == n),
             "held_out_positions": positions,
             **{f"{name}_log_loss": round(totals[name][0] / m, 4)
                for name in ("learned", "old_normalised", "uniform")},

@@ -29,7 +29,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "train-value",
         help="fit the learned evaluation (value_model.json) on self-play games",
-        description="Play --games games per player count between heuristic bots, record "
+        description="Play --games games per player count between heuristic bots (and "
+                    "search bots in --search-share of the seats), record "
                     "every turn's position with its features and the game's winner, and fit "
                     "the learned evaluation's weights per player count and rounds left "
                     "(elgrande/ai/value.py). One game in five is held out and the learned "
@@ -46,6 +47,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--easy-share", type=float, default=0.2, metavar="P",
                    help="chance that a seat is played by the easy bot instead of medium "
                         "(default 0.2)")
+    p.add_argument("--search-share", type=float, default=0.0, metavar="P",
+                   help="chance that a seat is played by --search-bot (default 0); the "
+                        "easy and search shares add up to at most 1")
+    p.add_argument("--search-bot", default=None, metavar="BOT",
+                   help="the search bot of those seats (default ismcts:300; any bot name, "
+                        "e.g. baseline)")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the other player counts' weights from the model already at "
+                        "--out, and replace only those of --players")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="FILE",
                    help="where to write the model (default: the shipped "
                         "elgrande/ai/value_model.json)")
@@ -55,27 +65,71 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=train_value_command)
 
 
+def _command(args: argparse.Namespace) -> str:
+    """The command line that makes this model again (workers and output aside)."""
+    command = (f"elgrande train-value --games {args.games} --players "
+               f"{','.join(map(str, args.players))} --seed {args.seed} "
+               f"--easy-share {args.easy_share}")
+    if args.search_share:
+        command += f" --search-share {args.search_share} --search-bot {args.search_bot}"
+    return command + (" --merge" if args.merge else "")
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """``new``'s player counts over ``old``'s others; the commands chained, so the
+    recorded command still makes the file again."""
+    from elgrande.ai.value import ValueModel
+
+    trained = {key.partition(":")[0] for key in new.weights}
+    weights = {k: w for k, w in old.weights.items() if k.partition(":")[0] not in trained}
+    held_out = {n: c for n, c in old.info.get("held_out", {}).items() if n not in trained}
+    held_out = dict(sorted({**held_out, **new.info["held_out"]}.items()))
+    info = {
+        **new.info,
+        "command": f"{old.info.get('command', '?')} && {new.info['command']}",
+        "seconds": round(old.info.get("seconds", 0.0) + new.info["seconds"], 1),
+        "held_out": held_out,
+    }
+    # The totals, where every player count says what it was trained on.
+    for total, key in (("games", "training_games"), ("positions", "training_positions")):
+        counts = [c.get(key) for c in held_out.values()]
+        if None in counts:
+            info.pop(total, None)
+        else:
+            info[total] = sum(counts)
+    return ValueModel(dict(sorted({**weights, **new.weights}.items())), info)
+
+
 def train_value_command(args: argparse.Namespace) -> int:
-    if not 0 <= args.easy_share <= 1:
-        raise UsageError("--easy-share is a chance, from 0 to 1")
     try:
         import numpy  # noqa: F401
     except ImportError:
         raise UsageError("training needs numpy: pip install 'elgrande[learn]'") from None
-    from elgrande.ai.train_value import describe, fit, generate
+    from elgrande.ai.train_value import DEFAULT_SEARCH_BOT, Field, describe, fit, generate
+    from elgrande.ai.value import ValueModel
+
+    if args.search_bot is None:
+        args.search_bot = DEFAULT_SEARCH_BOT
+    try:
+        field = Field(args.easy_share, args.search_share, args.search_bot)
+    except ValueError as e:
+        raise UsageError(f"{e} (--easy-share, --search-share, --search-bot)") from None
+    old = None
+    if args.merge:
+        try:
+            old = ValueModel.from_dict(json.loads(args.out.read_text()))
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--merge needs a model at {args.out} to merge into: {e}") from None
 
     start = time.monotonic()
-    data = generate(args.games, args.players, args.seed, args.workers,
-                    easy_share=args.easy_share,
+    data = generate(args.games, args.players, args.seed, args.workers, field=field,
                     progress=lambda it, total: progress(it, shown=not args.no_progress,
                                                         total=total, unit="game"))
     model, info = fit(data, args.players)
-    model.info.update({
-        "command": f"elgrande train-value --games {args.games} --players "
-                   f"{','.join(map(str, args.players))} --seed {args.seed} "
-                   f"--easy-share {args.easy_share}",
-        "seconds": round(time.monotonic() - start, 1),
-    })
+    model.info.update({"command": _command(args),
+                       "seconds": round(time.monotonic() - start, 1)})
+    if old is not None:
+        model = _merged(old, model)
     args.out.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
     if args.json:
         print(json.dumps(model.info, indent=2))

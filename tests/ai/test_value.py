@@ -12,7 +12,15 @@ import pytest
 from elgrande.ai import make_bot
 from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate, scorings_left
 from elgrande.ai.ismcts import IsmctsBot
-from elgrande.ai.train_value import fit, fit_stage, generate, play_and_record
+from elgrande.ai.tournament import derive_seed
+from elgrande.ai.train_value import (
+    Field,
+    fit,
+    fit_stage,
+    game_bots,
+    generate,
+    play_and_record,
+)
 from elgrande.ai.value import FEATURES, NUM_FEATURES, ValueModel, features, load_model
 from elgrande.cli import main
 from elgrande.rules import (
@@ -135,12 +143,44 @@ def test_fit_stage_recovers_the_weights_that_made_the_data() -> None:
 
 
 def test_a_recorded_game_has_positions_with_the_final_win_shares() -> None:
-    data = play_and_record((3, 0, 3, 6, 0.2))
+    data = play_and_record((3, 0, 3, 6, Field(easy_share=0.2)))
     assert len(data.records) > 20
     assert sum(data.shares) == pytest.approx(1.0)
     assert {r.rounds for r in data.records} == set(range(1, 7))
     assert all(len(r.features) == 3 and len(r.features[0]) == NUM_FEATURES
                for r in data.records)
+
+
+def test_search_seats_join_the_field_without_changing_a_field_without_them() -> None:
+    # Before search seats existed, each seat was easy when one draw fell under the share;
+    # a field without search seats must deal the same bots, so old models train again.
+    for game in range(40):
+        rng = random.Random(derive_seed("train-bots", 1, 5, game))
+        before = ["easy" if rng.random() < 0.2 else "medium" for _ in range(5)]
+        assert game_bots(1, game, 5, Field(easy_share=0.2)) == before
+    mixed = [name for game in range(200)
+             for name in game_bots(1, game, 5, Field(0.1, 0.6, "ismcts:40"))]
+    shares = {name: mixed.count(name) / len(mixed) for name in set(mixed)}
+    assert set(shares) == {"ismcts:40", "easy", "medium"}
+    assert shares["ismcts:40"] == pytest.approx(0.6, abs=0.05)
+    assert shares["easy"] == pytest.approx(0.1, abs=0.03)
+
+
+def test_a_training_game_with_search_seats_is_recorded() -> None:
+    data = play_and_record((4, 0, 2, 6, Field(0.0, 1.0, "ismcts:20")))
+    assert game_bots(4, 0, 2, Field(0.0, 1.0, "ismcts:20")) == ["ismcts:20"] * 2
+    assert len(data.records) > 20 and sum(data.shares) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("field, message", [
+    (dict(easy_share=-0.1), "easy share is a chance"),
+    (dict(search_share=1.5), "search share is a chance"),
+    (dict(easy_share=0.5, search_share=0.6), "add up to more than 1"),
+    (dict(search_share=0.5, search_bot="deep-blue"), "unknown bot"),
+])
+def test_a_field_that_cannot_be_dealt_is_refused(field, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        Field(**field)
 
 
 def test_a_small_fit_beats_a_uniform_guess_on_held_out_games() -> None:
@@ -191,7 +231,37 @@ def test_train_value_refuses_bad_options(argv, message, tmp_path, capsys) -> Non
     assert not (tmp_path / "m.json").exists()
 
 
-def test_train_value_refuses_a_share_that_is_not_a_chance(tmp_path, capsys) -> None:
-    assert main(["train-value", "--easy-share", "1.5", "--out", str(tmp_path / "m.json")]) == 2
-    assert "a chance, from 0 to 1" in capsys.readouterr().err
+@pytest.mark.parametrize("argv, message", [
+    (["--easy-share", "1.5"], "a chance, from 0 to 1"),
+    (["--search-share", "-1"], "a chance, from 0 to 1"),
+    (["--easy-share", "0.5", "--search-share", "0.7"], "add up to more than 1"),
+    (["--search-share", "0.5", "--search-bot", "nobody"], "unknown bot"),
+    (["--merge"], "--merge needs a model at"),
+])
+def test_train_value_refuses_a_field_it_cannot_deal(argv, message, tmp_path, capsys) -> None:
+    assert main(["train-value", *argv, "--out", str(tmp_path / "m.json")]) == 2
+    assert message in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+def test_train_value_merges_one_player_count_into_a_model(tmp_path, capsys) -> None:
+    out = tmp_path / "model.json"
+    assert main(["train-value", "--games", "6", "--players", "2,3",
+                 "--out", str(out), "--no-progress"]) == 0
+    first = ValueModel.from_dict(json.loads(out.read_text()))
+    assert main(["train-value", "--games", "5", "--players", "3", "--search-share", "0.5",
+                 "--search-bot", "ismcts:10", "--seed", "4",
+                 "--merge", "--out", str(out), "--no-progress"]) == 0
+    merged = ValueModel.from_dict(json.loads(out.read_text()))
+    # The two-player weights are kept, the three-player ones trained again on the new field.
+    assert {k: w for k, w in merged.weights.items() if k.startswith("2:")} == \
+        {k: w for k, w in first.weights.items() if k.startswith("2:")}
+    assert all(merged.weights[f"3:{r}"] != first.weights[f"3:{r}"] for r in range(1, 10))
+    assert merged.info["held_out"]["2"] == first.info["held_out"]["2"]
+    assert merged.info["held_out"]["3"]["training_games"] == 4
+    assert merged.info["games"] == first.info["held_out"]["2"]["training_games"] + 4
+    # The recorded command makes the file again: the first command, then the merge.
+    assert merged.info["command"] == (
+        "elgrande train-value --games 6 --players 2,3 --seed 1 --easy-share 0.2 && "
+        "elgrande train-value --games 5 --players 3 --seed 4 --easy-share 0.2 "
+        "--search-share 0.5 --search-bot ismcts:10 --merge")
