@@ -272,6 +272,29 @@ def fit(data: Sequence[GameData], players: Sequence[int], rounds: int = 9
     return ValueModel(weights, info), info
 
 
+def merge(old: ValueModel, new: ValueModel) -> ValueModel:
+    """``new``'s player counts over ``old``'s others; the commands chained, so the
+    recorded command still makes the file again."""
+    trained = {key.partition(":")[0] for key in new.weights}
+    weights = {k: w for k, w in old.weights.items() if k.partition(":")[0] not in trained}
+    held_out = {n: c for n, c in old.info.get("held_out", {}).items() if n not in trained}
+    held_out = dict(sorted({**held_out, **new.info["held_out"]}.items()))
+    info = {
+        **new.info,
+        "command": f"{old.info.get('command', '?')} && {new.info['command']}",
+        "seconds": round(old.info.get("seconds", 0.0) + new.info["seconds"], 1),
+        "held_out": held_out,
+    }
+    # The totals, where every player count says what it was trained on.
+    for total, key in (("games", "training_games"), ("positions", "training_positions")):
+        counts = [c.get(key) for c in held_out.values()]
+        if None in counts:
+            info.pop(total, None)
+        else:
+            info[total] = sum(counts)
+    return ValueModel(dict(sorted({**weights, **new.weights}.items())), info)
+
+
 def describe(check: dict[str, Any]) -> list[str]:
     """The held-out check as a table. "before": the search's old reward, each seat's
     sigmoid(lead / 6); "scaled": the same divided by its sum, so that it is a distribution."""

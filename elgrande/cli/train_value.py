@@ -75,37 +75,19 @@ def _command(args: argparse.Namespace) -> str:
     return command + (" --merge" if args.merge else "")
 
 
-def _merged(old: Any, new: Any) -> Any:
-    """``new``'s player counts over ``old``'s others; the commands chained, so the
-    recorded command still makes the file again."""
-    from elgrande.ai.value import ValueModel
-
-    trained = {key.partition(":")[0] for key in new.weights}
-    weights = {k: w for k, w in old.weights.items() if k.partition(":")[0] not in trained}
-    held_out = {n: c for n, c in old.info.get("held_out", {}).items() if n not in trained}
-    held_out = dict(sorted({**held_out, **new.info["held_out"]}.items()))
-    info = {
-        **new.info,
-        "command": f"{old.info.get('command', '?')} && {new.info['command']}",
-        "seconds": round(old.info.get("seconds", 0.0) + new.info["seconds"], 1),
-        "held_out": held_out,
-    }
-    # The totals, where every player count says what it was trained on.
-    for total, key in (("games", "training_games"), ("positions", "training_positions")):
-        counts = [c.get(key) for c in held_out.values()]
-        if None in counts:
-            info.pop(total, None)
-        else:
-            info[total] = sum(counts)
-    return ValueModel(dict(sorted({**weights, **new.weights}.items())), info)
-
-
 def train_value_command(args: argparse.Namespace) -> int:
     try:
         import numpy  # noqa: F401
     except ImportError:
         raise UsageError("training needs numpy: pip install 'elgrande[learn]'") from None
-    from elgrande.ai.train_value import DEFAULT_SEARCH_BOT, Field, describe, fit, generate
+    from elgrande.ai.train_value import (
+        DEFAULT_SEARCH_BOT,
+        Field,
+        describe,
+        fit,
+        generate,
+        merge,
+    )
     from elgrande.ai.value import ValueModel
 
     if args.search_bot is None:
@@ -129,7 +111,7 @@ def train_value_command(args: argparse.Namespace) -> int:
     model.info.update({"command": _command(args),
                        "seconds": round(time.monotonic() - start, 1)})
     if old is not None:
-        model = _merged(old, model)
+        model = merge(old, model)
     args.out.write_text(json.dumps(model.to_dict(), indent=1) + "\n")
     if args.json:
         print(json.dumps(model.info, indent=2))
