@@ -5,6 +5,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -45,6 +48,43 @@ def make_engine(url: str, *, sqlite_sync: str = "normal", **kwargs: Any) -> Engi
     return engine
 
 
+class WriteLock:
+    """The lock this process's writers of one SQLite database queue on. Taken for each
+    write transaction; or held by a thread for a whole call (``try_hold``), during which
+    its write transactions take nothing more."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._holder = threading.local()
+
+    def held_here(self) -> bool:
+        return getattr(self._holder, "held", False)
+
+    @contextmanager
+    def try_hold(self) -> Iterator[bool]:
+        """Holds the lock for the block if it is free now (True), else holds nothing
+        (False): for the event loop, which must never wait for it."""
+        if self.held_here() or not self.lock.acquire(blocking=False):
+            yield False
+            return
+        self._holder.held = True
+        try:
+            yield True
+        finally:
+            self._holder.held = False
+            self.lock.release()
+
+
+# Per engine (keyed by its dialect, which its ``execution_options`` copies share and a
+# ``dispose`` keeps).
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Any, WriteLock] = weakref.WeakKeyDictionary()
+
+
+def write_lock(engine: Engine) -> WriteLock | None:
+    """The write lock of an SQLite engine made by ``make_engine``; None for others."""
+    return _WRITE_LOCKS.get(engine.dialect)
+
+
 def writer(engine: Engine) -> Engine:
     """The same engine (same pool) with connections marked as writing."""
     return engine.execution_options(**{WRITE: True})
@@ -65,7 +105,9 @@ def _configure_sqlite(engine: Engine, sync: str) -> None:
     # SQLite has one writer at a time. Writers of this process queue on a lock of their
     # own, in order, instead of in SQLite's busy handler, which sleeps up to 100 ms
     # between tries (the long tail of the latencies); other processes still queue there.
-    write_lock = threading.Lock()
+    lock = WriteLock()
+    _WRITE_LOCKS[engine.dialect] = lock
+    write_lock = lock.lock
     holders: dict[int, dict[str, Any]] = {}  # id(DBAPI connection) -> its pool record's info
 
     def release(info: dict[str, Any]) -> None:
@@ -79,8 +121,10 @@ def _configure_sqlite(engine: Engine, sync: str) -> None:
             return
         info = connection.info
         # A timeout rather than waiting for ever: a thread that would nest two write
-        # transactions falls back to SQLite's own busy wait (and its error).
-        if not info.get(_HOLDS_WRITE_LOCK) and write_lock.acquire(timeout=WRITE_LOCK_TIMEOUT):
+        # transactions falls back to SQLite's own busy wait (and its error). A thread
+        # that holds the lock for a whole call (``WriteLock.try_hold``) takes nothing.
+        if (not info.get(_HOLDS_WRITE_LOCK) and not lock.held_here()
+                and write_lock.acquire(timeout=WRITE_LOCK_TIMEOUT)):
             info[_HOLDS_WRITE_LOCK] = True
             holders[id(connection.connection.dbapi_connection)] = info
         try:

@@ -17,6 +17,7 @@ from typing import Any
 from elgrande.cache import Lru
 from elgrande.matches import MatchEvent, MatchStore
 
+from .live import call_soon
 from .lobby import Lobby
 from .socket_counts import LocalSocketCounts, SocketCounts
 from .tables import Game, User
@@ -80,7 +81,7 @@ class Alerts:
         if known is not None and not any(user in self._pages for user in known[1]):
             return
         retries = CREATED_RETRIES if event.kind == "created" else ()
-        loop.call_soon_threadsafe(self._spawn, event.match_id, retries)
+        call_soon(loop, self._spawn, event.match_id, retries)
 
     def _spawn(self, match_id: str, retries: tuple[float, ...]) -> None:
         task = asyncio.get_running_loop().create_task(self._notify(match_id, retries))

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import elgrande
 from elgrande.ai.coach import TOP_LEVEL, Budget
-from elgrande.db.engine import make_engine, writer
+from elgrande.db.engine import WriteLock, make_engine, write_lock, writer
 from elgrande.matches import Broker, InProcessBroker, MatchEvent, MatchStore
 
 from .accounts import Accounts
@@ -248,8 +248,17 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
                                                     settings.coach_reviews_per_day),
                                         Budget(settings.coach_level or TOP_LEVEL,
                                                settings.coach_playouts), now),
-                        threads=Threads(settings.page_threads))
+                        threads=Threads(settings.page_threads, _game_work_on_loop(
+                            settings, engine)))
     return services
+
+
+def _game_work_on_loop(settings: Settings, engine: Engine) -> WriteLock | None:
+    """The write lock of the database when games' work may run on the event loop (an
+    SQLite file, one process: ``game_work``), else None."""
+    if settings.game_work != "auto" or settings.pubsub_url:
+        return None
+    return write_lock(engine)
 
 
 def _chat_line(store: MatchStore, lobby: Lobby, game_id: int) -> None:

@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from .bots import think, worker_init
+from .live import call_soon
 from .lobby import Lobby
 from .metrics import Metrics
 from .play import BotTurn, Play
@@ -186,7 +187,7 @@ class BotRunner:
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        loop.call_soon_threadsafe(self._kick, game_id)
+        call_soon(loop, self._kick, game_id)
 
     def _kick(self, game_id: int) -> None:
         self._pending.add(game_id)

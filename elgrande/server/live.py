@@ -68,6 +68,24 @@ class Subscriber:
 PageHook = Callable[[str, int], None]
 
 
+def call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[..., object],
+              *args: object) -> None:
+    """``callback(*args)`` soon on ``loop``, from its own thread or any other (from its
+    own, without waking it through its self-pipe: a game's commit may run on the loop,
+    server/threads.py)."""
+    if _running_loop() is loop:
+        loop.call_soon(callback, *args)
+    else:
+        loop.call_soon_threadsafe(callback, *args)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # a worker thread
+        return None
+
+
 class Hub:
     def __init__(self, on_open: Sequence[PageHook] = (), on_close: Sequence[PageHook] = ()
                  ) -> None:
@@ -117,7 +135,7 @@ class Hub:
         if not any(seat is None or sub.seat == seat
                    for sub in list(self._subscribers.get(topic, ()))):
             return
-        loop.call_soon_threadsafe(self._deliver, topic, seat, change or Change())
+        call_soon(loop, self._deliver, topic, seat, change or Change())
 
     def opened_at(self, topic: str, seq: int) -> None:
         """On the event loop: a page of ``topic`` opened with the match at ``seq``, as

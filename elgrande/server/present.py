@@ -8,6 +8,7 @@ committed public state. The order of the action stacks is not in the state at al
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from elgrande.matches import Draft, Match
@@ -24,7 +25,7 @@ from elgrande.rules.board import (
 from elgrande.rules.cards import ALL_CARDS
 from elgrande.rules.state import NOT_ASKED, PENDING, SECRET_PURPOSES, WINDOW_NEXT
 
-from .i18n import N_, ngettext
+from .i18n import N_, current, ngettext
 from .i18n import _ as _
 
 # Okabe-Ito colours, each with a letter and an SVG pattern so no one needs to tell hues apart.
@@ -127,10 +128,19 @@ def card_short(card: int) -> str:
     return _(CARD_SHORT[c.id]) if c.id in CARD_SHORT else card_name(card)
 
 
+_CARDS_BY_LANGUAGE: dict[tuple[int, str], dict[str, Any]] = {}
+
+
 def card_json(card: int) -> dict[str, Any]:
-    c = ALL_CARDS[card]
-    return {"id": c.id, "name": card_name(card), "text": card_text(card),
+    """A card's face in the reader's language (made once per language; a copy each time)."""
+    key = (card, current().code)
+    found = _CARDS_BY_LANGUAGE.get(key)
+    if found is None:
+        c = ALL_CARDS[card]
+        found = _CARDS_BY_LANGUAGE[key] = {
+            "id": c.id, "name": card_name(card), "text": card_text(card),
             "short": card_short(card), "stack": c.stack}
+    return dict(found)
 
 
 SECRET_TITLES = {
@@ -334,8 +344,14 @@ def awards(state: State, area: int) -> list[int]:
     return list(PRINTED_AWARDS[area])
 
 
+@functools.lru_cache(maxsize=4096)
+def _hand_values(mask: int) -> tuple[int, ...]:
+    return tuple(v for v in range(1, 14) if mask >> v & 1)
+
+
 def hand_values(mask: int) -> list[int]:
-    return [v for v in range(1, 14) if mask >> v & 1]
+    """The power-card values of a hand (a mask with bit v for value v)."""
+    return list(_hand_values(mask))
 
 
 def resignation(player: dict[str, Any]) -> dict[str, Any]:
@@ -565,6 +581,20 @@ def present(match: Match, seat: int | None, players: list[dict], game_id: int,
                  acting=acting, log_shown=log_shown)
 
 
+_COLOURS_BY_LANGUAGE: dict[str, tuple[dict[str, str], ...]] = {}
+
+
+def _colours() -> tuple[dict[str, str], ...]:
+    """``COLOURS`` with their names in the reader's language (made once per language;
+    each view copies its own)."""
+    lang = current().code
+    found = _COLOURS_BY_LANGUAGE.get(lang)
+    if found is None:
+        found = _COLOURS_BY_LANGUAGE[lang] = tuple(
+            {**colour, "name": _(colour["name"])} for colour in COLOURS)
+    return found
+
+
 def seat_names(players: list[dict]) -> list[str]:
     """The players' names; an empty seat's in the reader's language."""
     return [p.get("name") or _("Seat %(number)s", number=p["seat"] + 1) for p in players]
@@ -597,34 +627,52 @@ def board(state: State, committed: State, log: list[Action], seq: int, seat: int
     # Box rules (Y2): the Castillo's split by colour is not shown; ``state`` is redacted,
     # so the other seats' counts in it are made up from public counts: never shown either.
     hidden_split = state.config.options.castillo_hidden
+    hands_public = state.config.options.hands_public
+    choosing = state.secret_purpose >= 0
+    cab, bids, scores, court, provinces, grande = (state.cab, state.bids, state.scores,
+                                                    state.court, state.provinces, state.grande)
+    colours = _colours()
     seats = []
     for p in range(n):
-        colour = {**COLOURS[p], "name": _(COLOURS[p]["name"])}  # in the reader's language
+        castillo = cab[CASTILLO * n + p]
+        shows_split = p == seat or not hidden_split
+        bid = bids[p]
         seats.append({
-            "seat": p, "name": names[p], "kind": players[p]["kind"], "colour": colour,
-            "score": state.scores[p], "court": state.court[p],
-            "provinces": state.provinces[p] if p == seat or not hidden_split else None,
-            "castillo": state.castillo(p) if p == seat or not hidden_split else None,
-            "reserve": state.provinces[p] + state.castillo(p),
-            "grande": AREA_CODES[state.grande[p]] if state.grande[p] >= 0 else None,
-            "hand": hand_values(state.hand[p]) if p == seat or state.config.options.hands_public else None,
-            "bid": state.bids[p] or None,
-            "recruit": RECRUITS_BY_POWER[state.bids[p]] if state.bids[p] else None,
-            "to_act": p in acting, "secret": secret_status(p) if state.secret_purpose >= 0 else "not_asked",
+            "seat": p, "name": names[p], "kind": players[p]["kind"], "colour": dict(colours[p]),
+            "score": scores[p], "court": court[p],
+            "provinces": provinces[p] if shows_split else None,
+            "castillo": castillo if shows_split else None,
+            "reserve": provinces[p] + castillo,
+            "grande": AREA_CODES[grande[p]] if grande[p] >= 0 else None,
+            "hand": hand_values(state.hand[p]) if p == seat or hands_public else None,
+            "bid": bid or None,
+            "recruit": RECRUITS_BY_POWER[bid] if bid else None,
+            "to_act": p in acting, "secret": secret_status(p) if choosing else "not_asked",
             **resignation(players[p]),
         })
-    areas = []
     paying = paying_ranks(n)
+    tile_at: dict[int, int] = {}  # the first mobile scoreboard in each region (``awards``)
+    for index, where in reversed(list(enumerate(state.tiles))):
+        tile_at[where] = index
+    areas = []
     for area, code in enumerate(AREA_CODES):
+        counts = cab[area * n: area * n + n]
+        tile = tile_at.get(area)
+        pays = list(TILES[tile]) if tile is not None else list(PRINTED_AWARDS[area])
+        if hidden_split and area == CASTILLO:
+            shown_counts: list[int | None] = [None] * n
+            if seat is not None:
+                shown_counts[seat] = counts[seat]
+        else:
+            shown_counts = list(counts)
         areas.append({
-            "code": code, "name": AREA_NAMES[area], "awards": awards(state, area),
-            "counted": awards(state, area)[:paying],
+            "code": code, "name": AREA_NAMES[area], "awards": pays,
+            "counted": pays[:paying],
             "printed": list(PRINTED_AWARDS[area]),
-            "counts": [None if hidden_split and area == CASTILLO and p != seat
-                       else state.count(area, p) for p in range(n)],
-            "total": sum(state.count(area, p) for p in range(n)),
-            "grandes": [p for p in range(n) if state.grande[p] == area],
-            "king": state.king == area, "tile": next((t for t, w in enumerate(state.tiles) if w == area), None),
+            "counts": shown_counts,
+            "total": sum(counts),
+            "grandes": [p for p in range(n) if grande[p] == area],
+            "king": state.king == area, "tile": tile,
         })
     blocked = sorted(v for v in state.bids if v)
     veto = veto_view(state, log, names) if state.veto is not None else None

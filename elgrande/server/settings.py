@@ -139,6 +139,12 @@ class Settings(BaseSettings):
         8, "Worker threads for page requests, sign-ins and opening game pages; the games' "
         "moves have 40 of their own, so a wave of arriving players never delays them for "
         "long.", "a whole number of at least 1", ge=1, le=1000)
+    game_work: str = setting(
+        "auto", "Where a game's commands and its pages' states are worked out: `auto`, on "
+        "the event loop when the database is an SQLite file served by this one process "
+        "(no hand-over to a worker thread, the largest cost of a move there) and in worker "
+        "threads otherwise; `threads`, always in worker threads.",
+        "auto or threads", pattern="^(auto|threads)$")
     ws_deflate: bool = setting(
         False, "Offer per-message deflate on the game pages' WebSockets: about a sixth of "
         "the bytes on the wire, for about 45 KB more memory per open page and CPU for "
