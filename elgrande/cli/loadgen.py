@@ -140,6 +140,14 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         "as `elgrande serve` by default)")
     parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                         help="seed of the guest's random moves (default 0)")
+    parser.add_argument("--idle-sockets", type=non_negative_int, default=1000, metavar="K",
+                        help="sockets of the page then opened at once and left idle, to "
+                        "measure the server memory an idle page holds (default 1000; 0: "
+                        "none)")
+    parser.add_argument("--ws", choices=("game", "asgi"), default="game",
+                        help="the server's WebSocket path: the game pages' own, as "
+                        "`elgrande serve` (default), or through the ASGI app (uvicorn's "
+                        "sans-I/O protocol), to compare")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=cmd_bench_page)
 
@@ -150,10 +158,11 @@ def cmd_bench_page(args: argparse.Namespace) -> int:
     from elgrande.loadgen import page
 
     # (a bar only on a terminal: tqdm's disable=None)
-    with tqdm(total=args.connections + 2 * args.commands, desc="measured", file=sys.stderr,
-              disable=None) as bar:
+    with tqdm(total=args.connections + 2 * args.commands + args.idle_sockets,
+              desc="measured", file=sys.stderr, disable=None) as bar:
         result = page.run(args.connections, args.commands, args.entries, args.deflate,
-                          args.seed, progress=lambda done, total: bar.update(1))
+                          args.seed, progress=lambda done, total: bar.update(1),
+                          idle=args.idle_sockets, ws_path=args.ws)
     if args.json:
         print(json.dumps(result))
     else:
@@ -163,7 +172,10 @@ def cmd_bench_page(args: argparse.Namespace) -> int:
               f"{result['server_cpu_ms_per_connection']} ms per connection "
               f"({result['wall_ms_per_connection']} ms wall), "
               f"{result['server_cpu_ms_per_sync']} ms per sync, "
-              f"{result['server_cpu_ms_per_draft_step']} ms per draft step")
+              f"{result['server_cpu_ms_per_draft_step']} ms per draft step"
+              + (f"; {result['server_kb_per_idle_socket']} KB of server memory per idle "
+                 f"socket ({result['idle_sockets']} open)" if result["idle_sockets"] else "")
+              + f" (WebSocket path: {result['ws']})")
     return 0
 
 

@@ -55,6 +55,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from elgrande.server.app import create_app
+    from elgrande.server.game_sockets import GAME_SOCKETS
 
     try:
         prepare_database(settings.database_url)
@@ -69,9 +70,11 @@ def serve(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(f"El Grande is running at http://{shown}:{port}/ (database {settings.database_url}); "
           "press Ctrl+C to stop.", flush=True)
-    # Logging as configured above (log_config=None); frames bounded before they are read.
+    # Logging as configured above (log_config=None); frames bounded before they are read;
+    # the game pages' sockets served by game_sockets.py (a few KB each), every other
+    # WebSocket by uvicorn's sans-I/O protocol.
     config = uvicorn.Config(app, log_config=None, log_level=settings.log_level,
-                            access_log=False, ws="websockets-sansio",
+                            access_log=False, ws=GAME_SOCKETS,
                             ws_max_size=ws_frame_limit(settings),
                             ws_per_message_deflate=settings.ws_deflate)
     uvicorn.Server(config).run(sockets=[sock])

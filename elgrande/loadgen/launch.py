@@ -14,6 +14,14 @@ from pathlib import Path
 
 import httpx
 
+# uvicorn's WebSocket protocol for the servers started, as `elgrande serve` runs them
+# (the game pages' sockets served by elgrande/server/game_sockets.py; named, not
+# imported: the load generator imports nothing of the server).
+GAME_SOCKETS = "elgrande.server.game_sockets:GameSocketProtocol"
+# The servers' WebSocket path (``ws``): the game pages' own ("game", as `elgrande serve`),
+# or every socket through the ASGI app ("asgi": uvicorn's sans-I/O protocol), to compare.
+WS_PATHS = {"game": GAME_SOCKETS, "asgi": "websockets-sansio"}
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -27,12 +35,12 @@ class ServerProcess:
                  extra_env: dict[str, str] | None = None,
                  uvicorn_args: tuple[str, ...] = ("--log-level", "warning", "--no-access-log",
                                                   "--timeout-keep-alive", "30"),
-                 deflate: bool = False) -> None:
+                 deflate: bool = False, ws: str = "game") -> None:
         """``deflate``: per-message deflate offered on the WebSockets (off by default, as
-        ``elgrande serve`` by default)."""
+        ``elgrande serve`` by default); ``ws``: which WebSocket path (``WS_PATHS``)."""
         self.port = free_port()
         self.uvicorn_args = uvicorn_args + ("--ws-per-message-deflate",
-                                            "true" if deflate else "false")
+                                            "true" if deflate else "false", "--ws", WS_PATHS[ws])
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"server-{self.port}.log"
         self.env = {

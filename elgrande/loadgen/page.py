@@ -9,10 +9,14 @@ transaction and a view. This starts one server process on a fresh SQLite file, p
 guest's game against two computers to ``entries`` log entries, waits for the guest's
 turn, then opens and closes the seat's page socket ``connections`` times, sends
 ``commands`` syncs and ``commands`` steps and undos on one socket, each waiting for its
-answer, and divides the server's CPU (Linux /proc) by each."""
+answer, and divides the server's CPU (Linux /proc) by each. Then it opens ``idle``
+sockets of that seat's page at once and leaves them idle, each having had its first
+state: the server's resident memory (RSS) they add, per socket, is what an open page
+that does nothing holds (most pages of a server with many games)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -25,16 +29,20 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from .addresses import raise_open_files
 from .launch import ServerProcess
+from .memory import rss_mb
 from .proc import cpu_seconds
 
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 def run(connections: int, commands: int = 200, entries: int = 150, deflate: bool = False,
-        seed: int = 0, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """``progress(done, total)`` after each connection and command measured."""
-    total, done = connections + 2 * commands, 0
+        seed: int = 0, progress: Callable[[int, int], None] | None = None, idle: int = 0,
+        ws_path: str = "game") -> dict[str, Any]:
+    """``progress(done, total)`` after each connection and command measured; ``ws_path``:
+    the server's WebSocket path (``launch.WS_PATHS``)."""
+    total, done = connections + 2 * commands + idle, 0
 
     def advance() -> None:
         nonlocal done
@@ -43,8 +51,10 @@ def run(connections: int, commands: int = 200, entries: int = 150, deflate: bool
             progress(done, total)
 
     with tempfile.TemporaryDirectory(prefix="elgrande-page-") as tmp:
+        if idle:
+            raise_open_files()  # (inherited by the server)
         server = ServerProcess(f"sqlite:///{Path(tmp) / 'bench.db'}", None, Path(tmp),
-                               deflate=deflate,
+                               deflate=deflate, ws=ws_path,
                                extra_env={"ELGRANDE_WS_PER_CLIENT": "0"}).start()
         try:
             with httpx.Client(base_url=server.url, timeout=30) as client:
@@ -95,14 +105,52 @@ def run(connections: int, commands: int = 200, entries: int = 150, deflate: bool
                     advance()
                     advance()
                 per_step = cpu_ms(commands, before)
+            per_idle = (asyncio.run(_idle_memory(url, cookie, compression, idle, pid, advance))
+                        if idle else None)
         finally:
             server.stop()
     return {"connections": connections, "commands": commands, "log_entries": reached,
             "first_state_bytes": size, "deflate": deflate, "deflate_negotiated": negotiated,
+            "ws": ws_path, "idle_sockets": idle, "server_kb_per_idle_socket": per_idle,
             "server_cpu_ms_per_connection": per_connection,
             "wall_ms_per_connection": round(wall * 1000, 2),
             "server_cpu_ms_per_sync": per_sync,
             "server_cpu_ms_per_draft_step": per_step}
+
+
+async def _idle_memory(url: str, cookie: str, compression: str | None, count: int,
+                       pid: int, advance: Callable[[], None]) -> float:
+    """Opens ``count`` sockets of the page, each read to its first state, and keeps them
+    open and idle: the server's RSS they add, in KB per socket (after a first batch has
+    warmed the server up: its caches and the allocator's arenas)."""
+    from websockets.asyncio.client import ClientConnection as Async
+    from websockets.asyncio.client import connect as open_async
+
+    sockets: list[Async] = []
+
+    async def open_one() -> None:
+        socket = await open_async(url, additional_headers={"Cookie": cookie},
+                                  compression=compression, open_timeout=60,
+                                  ping_interval=None, max_size=None)
+        await socket.recv()  # its first state
+        sockets.append(socket)
+        advance()
+
+    async def open_many(n: int) -> None:
+        for start in range(0, n, 100):  # (a hundred handshakes at a time)
+            await asyncio.gather(*(open_one() for _ in range(min(100, n - start))))
+
+    warm = min(50, count)
+    try:
+        await open_many(warm)
+        await asyncio.sleep(1.0)  # what the openings sent after the state (clocks, chat)
+        before = rss_mb(pid) or 0.0
+        await open_many(count - warm)
+        await asyncio.sleep(1.0)
+        after = rss_mb(pid) or 0.0
+    finally:
+        await asyncio.gather(*(socket.close() for socket in sockets), return_exceptions=True)
+    return round((after - before) * 1024 / max(1, count - warm), 1)
 
 
 def _own_turn(ws: ClientConnection) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import bootstrap
 from fastapi import FastAPI
@@ -38,6 +39,7 @@ from .chat import Chat, ChatLimits
 from .clocks import ClockKeeper, ClockThread, Due
 from .clocks.rules import duration
 from .farewell import leave_games
+from .game_sockets import STATE_KEY as GAME_SOCKETS_KEY
 from .hardening import Limits, harden, make_limiter, make_limiters
 from .i18n import LanguageMiddleware
 from .i18n import jinja as i18n_jinja
@@ -321,7 +323,7 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
     metrics = _serve_metrics(services, sockets)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         loop = asyncio.get_running_loop()
         services.threads.start()
         services.hub.loop = loop
@@ -335,7 +337,9 @@ def create_app(settings: Settings, now: Callable[[], datetime] = utcnow) -> Fast
         for game_id in services.lobby.active_ids():
             services.bots.kick(game_id)
         try:
-            yield
+            # The lifespan state: uvicorn hands it to its WebSocket protocols, and
+            # game_sockets.py serves the game pages' sockets with these services.
+            yield {GAME_SOCKETS_KEY: services}
         finally:
             await services.bots.close()
             for stop in services.stoppers:

@@ -89,21 +89,21 @@ class Chat:
     def may_read(self, game: Game, seat: int | None) -> bool:
         return seat is not None or game.chat == "all"
 
-    def post(self, game: Game, user: User, seat: int | None, text: str, client: str) -> int:
+    def post(self, game: Game, user_id: int, seat: int | None, text: str, client: str) -> int:
         """A player's line; its id. Refused (ChatRefused, nothing stored): not a
         player of this game, muted by a moderator, empty, too long, too fast."""
         if seat is None:
             raise ChatRefused("spectator", _("Only the players of this game write in its chat."))
         line = clean(text)
         with self._reads() as db:
-            muted = db.scalar(select(User.chat_muted_until).where(User.id == user.id))
+            muted = db.scalar(select(User.chat_muted_until).where(User.id == user_id))
         if muted is not None and _aware(muted) > self.now():
             raise ChatRefused("muted", _("A moderator has muted you in the chats until "
                                         "%(until)s UTC.",
                                         until=format_datetime(_aware(muted), "short")))
-        self.limits.admit(user.id, client)
+        self.limits.admit(user_id, client)
         with self._sessions.begin() as db:
-            row = ChatMessage(game_id=game.id, user_id=user.id, text=line, created_at=self.now())
+            row = ChatMessage(game_id=game.id, user_id=user_id, text=line, created_at=self.now())
             db.add(row)
             db.flush()
             line_id = row.id

@@ -39,18 +39,28 @@ class Change:
 @dataclass(eq=False, slots=True)
 class Subscriber:
     """One open page's subscription. Its changes wait in a list with at most one
-    waiter (an ``asyncio.Queue`` per page, mostly idle, held about 2 KB more)."""
+    waiter (an ``asyncio.Queue`` per page, mostly idle, held about 2 KB more), or, with
+    ``wake``, until the page takes them (``take``) after being told that there are some
+    (no task waits for an idle page's changes: game_sockets.py)."""
 
     topic: str  # "match:<id>" for a running game, "room:<game id>" for a waiting one
     seat: int | None
+    wake: Callable[[], None] | None = None
     _pending: list[Change] = field(default_factory=list)
     _waiter: asyncio.Future[None] | None = None
 
     def put(self, change: Change) -> None:
         """On the event loop."""
         self._pending.append(change)
-        if self._waiter is not None and not self._waiter.done():
+        if self.wake is not None:
+            self.wake()
+        elif self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
+
+    def take(self) -> list[Change]:
+        """Every change since the last call (none: an empty list)."""
+        found, self._pending = self._pending, []
+        return found
 
     async def changes(self) -> list[Change]:
         """Every change since the last call, once there is one (a page busy sending
@@ -99,8 +109,9 @@ class Hub:
         self.on_open = tuple(on_open)
         self.on_close = tuple(on_close)
 
-    def subscribe(self, topic: str, seat: int | None) -> Subscriber:
-        sub = Subscriber(topic, seat)
+    def subscribe(self, topic: str, seat: int | None,
+                  wake: Callable[[], None] | None = None) -> Subscriber:
+        sub = Subscriber(topic, seat, wake)
         self._subscribers.setdefault(topic, set()).add(sub)
         self._tell(self.on_open, sub)
         return sub

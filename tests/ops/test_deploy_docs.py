@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from elgrande.asgi import ws_frame_limit
+from elgrande.server.game_sockets import GAME_SOCKETS
 from elgrande.server.settings import Settings, env_name
 
 DEPLOY = (Path(__file__).resolve().parents[2] / "docs" / "deploy.md").read_text()
@@ -28,3 +29,5 @@ def test_every_uvicorn_command_bounds_frames_like_serve() -> None:
         assert f"--ws-max-size {default}" in command, command
         # as `serve` by default (ELGRANDE_WS_DEFLATE)
         assert "--ws-per-message-deflate false" in command, command
+        # the game pages' sockets served as `serve` serves them (server/game_sockets.py)
+        assert f"--ws {GAME_SOCKETS}" in command, command

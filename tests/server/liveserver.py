@@ -12,6 +12,7 @@ from typing import Any
 
 import uvicorn
 
+from elgrande.server.game_sockets import GAME_SOCKETS
 from elgrande.server.settings import Settings
 from tests.apps import app_for
 
@@ -30,7 +31,7 @@ def serving(app: Any) -> Iterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws=GAME_SOCKETS)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -45,6 +45,25 @@ def negotiate(cookie: str | None, accept_language: str | None,
     return DEFAULT
 
 
+def header_language(headers: Iterable[tuple[str, str]], allowed: Iterable[str] = LOCALES
+                    ) -> str:
+    """The language of a request with these headers (names in lower case): its ``lang``
+    cookie, else Accept-Language, else English."""
+    cookie = accept = None
+    for name, value in headers:
+        if name == "cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value)
+            except Exception:  # a malformed cookie header: as if there were none
+                continue
+            if LANG_COOKIE in jar:
+                cookie = jar[LANG_COOKIE].value
+        elif name == "accept-language":
+            accept = value
+    return negotiate(cookie, accept, allowed)
+
+
 class LanguageMiddleware:
     """Sets the language of each HTTP request and WebSocket for all it runs (templates,
     answers, the texts of a socket's views, in worker threads too). ``pseudo``: the
@@ -58,19 +77,8 @@ class LanguageMiddleware:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        cookie = accept = None
-        for name, value in scope.get("headers") or ():
-            if name == b"cookie":
-                jar: SimpleCookie = SimpleCookie()
-                try:
-                    jar.load(value.decode("latin-1"))
-                except Exception:  # a malformed cookie header: as if there were none
-                    continue
-                if LANG_COOKIE in jar:
-                    cookie = jar[LANG_COOKIE].value
-            elif name == b"accept-language":
-                accept = value.decode("latin-1")
-        code = negotiate(cookie, accept, self.allowed)
+        code = header_language(((name.decode("latin-1"), value.decode("latin-1"))
+                                for name, value in scope.get("headers") or ()), self.allowed)
         scope.setdefault("state", {})["language"] = code
         token = set_current(code)
         try:
