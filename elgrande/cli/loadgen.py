@@ -85,6 +85,10 @@ def register_bench(bench_sub: argparse._SubParsersAction) -> None:
                         help="warm up first: play every game without thinking to a random "
                         "stage, so that games finish and new ones start while measuring "
                         "(default: with the live and daily models)")
+    parser.add_argument("--set-up-first", action="store_true",
+                        help="set every game up (accounts, lobby, joining, starting, pages "
+                        "open) before measuring, and measure the games held from their start, "
+                        "not their arrival (instead of --stagger's warm-up)")
     parser.add_argument("--database-url", metavar="URL",
                         help="database of the started servers (default: a fresh SQLite file)")
     parser.add_argument("--pubsub-url", metavar="URL",
@@ -193,7 +197,7 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
                            reconnects_per_hour=args.reconnects_per_hour,
                            live_fraction=args.live_fraction, think_scale=args.think_scale,
                            stagger=args.stagger, deflate=args.deflate,
-                           ramp=args.ramp)
+                           ramp=args.ramp, set_up_first=args.set_up_first)
     except ValueError as exc:
         print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2

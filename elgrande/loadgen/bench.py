@@ -198,7 +198,9 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1,
         pipes.append(mine)
         workers.append(worker)
     try:
-        if config.model.stagger and sys.stderr.isatty():
+        if config.set_up_first and sys.stderr.isatty():
+            print("warming up: setting every game up ...", file=sys.stderr)
+        elif config.model.stagger and sys.stderr.isatty():
             print("warming up: playing the games to where measuring starts ...",
                   file=sys.stderr)
         warmups = [_expect(conn, "ready", WARMUP_LIMIT) for conn in pipes]
@@ -245,6 +247,7 @@ def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict
         "client_processes": clients,
         "client_nice": config.client_nice if clients > 1 else 0,
         "ramp": config.ramp,
+        "set_up_first": config.set_up_first,
         "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         "warmup_s": round(warmup, 1),
         "seconds": round(seconds, 2),
@@ -301,8 +304,8 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         memory_every: float | None = None, pace: str = "none", model: str = "flat",
         spectators: float | None = None, reconnects_per_hour: float | None = None,
         live_fraction: float | None = None, think_scale: float | None = None,
-        stagger: bool | None = None, deflate: bool = False, ramp: int = 0
-        ) -> dict[str, Any]:
+        stagger: bool | None = None, deflate: bool = False, ramp: int = 0,
+        set_up_first: bool = False) -> dict[str, Any]:
     """Starts the servers (unless ``urls`` are given), drives them, stops them.
     ``model``: a name of ``model.MODELS``, the other ``None`` arguments its own values;
     ``seconds`` None: the model's; ``memory_every``: sample the servers' RSS that often
@@ -313,7 +316,8 @@ def run(*, games: int, processes: int, players: int, rounds: int, seconds: float
         spectators=spectators, reconnects_per_hour=reconnects_per_hour,
         live_fraction=live_fraction, think_scale=think_scale, stagger=stagger)
     config = BenchConfig(games, players, rounds, seconds or load.seconds, seed, via,
-                         client_nice, pace, load, ramp, max(1, min(clients, games)))
+                         client_nice, pace, load, ramp, max(1, min(clients, games)),
+                         set_up_first)
     if urls:
         if memory_every:
             raise ValueError("--memory-every needs servers started here (not --url): "

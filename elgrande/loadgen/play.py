@@ -5,7 +5,8 @@ reconnect, and the tally of what was measured.
 
 A run has two phases. In the warm-up (``stagger`` models only) every slot creates its
 game and plays it without thinking up to a drawn point, so that measuring starts on
-games at every stage; then the seats wait. ``Run.begin`` starts the measured window:
+games at every stage; then the seats wait (with ``set_up_first``, the warm-up only sets
+every game up, and measuring starts with all of them open at their start). ``Run.begin`` starts the measured window:
 only commands sent in it are counted, but errors are counted from the start.
 """
 
@@ -43,6 +44,9 @@ class BenchConfig:
     # players arrive over time on a real server, not all in the same second.
     ramp: int = 0
     clients: int = 1  # client processes sharing ``ramp``
+    # Every game set up (accounts, lobby, joining, starting, pages open) before measuring,
+    # then played from its start: the measured window holds the games, not their arrival.
+    set_up_first: bool = False
 
 
 @dataclass
@@ -353,15 +357,16 @@ class Slot:
 async def play_slot(run: Run, slot: Slot) -> None:
     config, model, tally = run.config, run.model, run.tally
     think = model.think_of(slot.index)
-    if not model.stagger:
+    if not model.stagger and not config.set_up_first:
         slot.ready.set()
         await run.go.wait()  # games are created in the measured window
     number = 0
     try:
         while not run.over():
             rng = random.Random(f"{config.seed}:{slot.index}:{number}")
+            # (set up first: the warm-up ends with the game set up, at its start)
             target = (stagger_target(rng, config.rounds, config.players)
-                      if model.stagger and number == 0 else None)
+                      if model.stagger and not config.set_up_first and number == 0 else None)
             if run.measuring(time.monotonic()):
                 tally.games_started += 1
             try:

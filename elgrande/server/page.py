@@ -27,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -94,8 +96,25 @@ def opening(svc: Services, game_id: int, session: tuple[int, int] | None) -> Ope
     game = svc.lobby.get(game_id)
     if game is None:
         return Opening(None, None, None)
+    game = _shared(game)
     user = user_of(svc, session)
     return Opening(game, user, svc.lobby.seat_of(game_id, user.id if user else None))
+
+
+# The games the open pages hold, one object per game as read (its pages only read it):
+# an ORM object is about 1.5 KB, and a game has a page per seat and spectator.
+_PAGE_GAMES: weakref.WeakValueDictionary[tuple[Any, ...], Game] = weakref.WeakValueDictionary()
+_PAGE_GAMES_LOCK = threading.Lock()
+
+
+def _shared(game: Game) -> Game:
+    """``game``, or the equal one another open page of it holds (same match, same status)."""
+    key = (game.id, game.match_id, game.status, game.rules, game.chat)
+    with _PAGE_GAMES_LOCK:
+        found = _PAGE_GAMES.get(key)
+        if found is None:
+            _PAGE_GAMES[key] = found = game
+    return found
 
 
 def user_of(svc: Services, session: tuple[int, int] | None) -> User | None:

@@ -65,6 +65,18 @@ def test_the_live_model_reports_every_figure() -> None:
     assert client["loop_lag_ms"]["max"] >= client["loop_lag_ms"]["p50"] >= 0
 
 
+def test_games_set_up_first_are_all_open_when_measuring_starts() -> None:
+    """--set-up-first: the warm-up sets every game up (and plays nothing), so the window
+    measures the games held, not their arrival: none starts in it, all are open."""
+    result = bench.run(games=3, processes=1, players=2, rounds=6, seconds=3,
+                       database_url=None, pubsub_url=None, urls=None, model="daily",
+                       live_fraction=1.0, think_scale=0.01, set_up_first=True)
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["set_up_first"] and result["warmup_s"] > 0
+    assert result["games_started"] == 0 and result["open_games"] == 3
+    assert result["commits"] > 0  # then played from their start
+
+
 def test_players_in_two_client_processes_over_the_json_api_too() -> None:
     """The games split over two client processes (their tallies added up), moves sent as
     JSON API requests instead of over the WebSocket."""
