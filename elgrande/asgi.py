@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from elgrande.db.engine import make_engine
 from elgrande.migrations import SchemaError, upgrade
 from elgrande.server.app import create_app as build_app
+from elgrande.server.collector import tune_collector
 from elgrande.server.hardening.errors import DATABASE_UNAVAILABLE, database_problem
 from elgrande.server.logs import configure_logging
 from elgrande.server.settings import Settings, SettingsError
@@ -57,6 +58,7 @@ def create_app() -> FastAPI:
         print(f"elgrande: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     configure_logging(settings.log_level, settings.log_format)
+    tune_collector()  # this process is a server: fewer, not longer, pauses
     try:
         prepare_database(settings.database_url)
         return build_app(settings)

@@ -42,6 +42,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"elgrande serve: {exc}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, settings.log_format)
+    from elgrande.server.collector import tune_collector
+
+    tune_collector()  # this process is a server: fewer, not longer, pauses
     # Listen first, so the printed address is right (even for port 0) and usable at once.
     sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
