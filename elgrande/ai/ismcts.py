@@ -37,13 +37,40 @@ from elgrande.rules import (
 from elgrande.rules.actions import DEPLOY as A_DEPLOY
 from elgrande.rules.actions import END as A_END
 from elgrande.rules.actions import PLACE as A_PLACE
-from elgrande.rules.state import AFTER_DEPLOY, CHOOSE, DEPLOY, RECRUIT, REVEAL, SECRET
+from elgrande.rules.board import CASTILLO
+from elgrande.rules.state import (
+    AFTER_DEPLOY,
+    CHOOSE,
+    DEPLOY,
+    EVICTION,
+    GENERAL,
+    LOSE_ALL,
+    LOSE_TWO,
+    RECRUIT,
+    REVEAL,
+    SECRET,
+    SECRET_SCORING,
+)
 
 from .base import Bot
-from .evaluate import DEFAULT_WEIGHTS, Weights, awards, evaluate, seat_points
+from .evaluate import (
+    DEFAULT_WEIGHTS,
+    Weights,
+    area_awards,
+    area_points,
+    awards,
+    evaluate,
+    seat_points,
+)
 from .value import ValueModel
 
 MAX_PLAYOUT_STEPS = 400
+# Greedy secret choices (``PlayoutPolicy(greedy_secrets=True)``): a Caballero sent back to
+# the provinces by 2a or 2e costs this many points besides the majority it breaks, and a
+# random tie-break below one point's difference (and below LOST_CABALLERO) spreads equal
+# choices evenly.
+LOST_CABALLERO = 0.25
+SECRET_TIE_BREAK = 0.1
 
 
 class Node:
@@ -85,10 +112,15 @@ class PlayoutPolicy:
     Cheap rules instead of full evaluations: recruit as many as allowed, deploy each
     Caballero where it gains the most points for its owner as things stand, always use
     the deployment, and otherwise choose at random.
+
+    With ``greedy_secrets`` a secret choice (the Castillo's release at a general scoring,
+    cards 2a, 2e, 4f and 4g) is not random either: the choice that does most for the seat
+    as things stand (``_secret``), without looking at any other seat's choice.
     """
 
-    def __init__(self, epsilon: float = 0.1) -> None:
+    def __init__(self, epsilon: float = 0.1, greedy_secrets: bool = False) -> None:
         self.epsilon = epsilon
+        self.greedy_secrets = greedy_secrets
 
     def choose(self, s: State, seat: int, rng: random.Random) -> Action:
         legal = legal_actions(s, seat)
@@ -108,7 +140,70 @@ class PlayoutPolicy:
             if deploy and rng.random() < 0.6:
                 return deploy[0]
             return rng.choice(useful)
+        if phase == SECRET and self.greedy_secrets:
+            return self._secret(s, seat, legal, rng)
         return rng.choice(legal)
+
+    @staticmethod
+    def _secret(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        """The secret choice that gains the seat the most points as things stand (ties at
+        random). Reads the board only, never ``s.secret``: other seats' choices are hidden.
+
+        * general scoring: release the Castillo's Caballeros where they add most to the
+          seat's share of that region (the regions are scored right after); the King's
+          region (box rules: back to the court) counts 0;
+        * 2a, 2e: lose Caballeros where it costs the fewest points (and Caballeros);
+        * 4f: name the region whose scoring now pays the seat most over the others
+          (its points minus half the best and half the mean of the others');
+        * 4g: send the evicted Caballeros where they add most (the court counts 0).
+        """
+        n, cab, king, grande = s.n, s.cab, s.king, s.grande
+        aws = area_awards(s.tiles)
+        purpose = s.secret_purpose
+        k = 0
+        src = -1
+        if purpose == GENERAL:
+            k = cab[CASTILLO * n + seat]
+        elif purpose == EVICTION:
+            src = s.source
+            k = cab[src * n + seat]
+        if (purpose == GENERAL or purpose == EVICTION) and k == 0:
+            return rng.choice(legal)  # nothing moves: every choice is the same
+        best: Action = legal[0]
+        best_v = -math.inf
+        for a in legal:
+            r = a.arg
+            counts = cab[r * n: r * n + n]
+            aw = aws[r]
+            v = 0.0
+            if purpose == GENERAL or purpose == EVICTION:
+                if r != king and r != src:
+                    before = seat_points(counts, aw, n, seat, r, king, grande)
+                    counts[seat] += k
+                    v = float(seat_points(counts, aw, n, seat, r, king, grande) - before)
+            elif purpose == LOSE_ALL or purpose == LOSE_TWO:
+                have = counts[seat]
+                lost = have if purpose == LOSE_ALL else min(2, have)
+                if lost:
+                    before = seat_points(counts, aw, n, seat, r, king, grande)
+                    counts[seat] -= lost
+                    v = seat_points(counts, aw, n, seat, r, king, grande) - before \
+                        - LOST_CABALLERO * lost
+            elif purpose == SECRET_SCORING:
+                pts = area_points(counts, aw, n, r, king, grande)
+                own = pts[seat]
+                top = 0
+                total = 0
+                for q in range(n):
+                    if q != seat:
+                        total += pts[q]
+                        if pts[q] > top:
+                            top = pts[q]
+                v = own - 0.5 * top - 0.5 * total / (n - 1)
+            v += SECRET_TIE_BREAK * rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
 
     @staticmethod
     def _deploy(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
@@ -134,14 +229,17 @@ class IsmctsBot(Bot):
 
     def __init__(self, seed: int = 0, iterations: int = 300, exploration: float = 0.7,
                  temperature: float = 6.0, epsilon: float = 0.1,
-                 weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None) -> None:
+                 weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None,
+                 greedy_secrets: bool = False) -> None:
         super().__init__(seed)
         self.value = value  # a learned evaluation (value.py) instead of the squashed lead
         self.iterations = iterations
         self.exploration = exploration
         self.temperature = temperature
         self.weights = weights
-        self.policy = PlayoutPolicy(epsilon)
+        # greedy_secrets: playouts (and other seats' hidden choices in the tree) make secret
+        # choices greedily instead of at random (PlayoutPolicy._secret).
+        self.policy = PlayoutPolicy(epsilon, greedy_secrets)
         self._reuse: tuple[State, Node] | None = None
         self.iterations_done = 0  # for benchmarks
 

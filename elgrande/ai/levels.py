@@ -1,7 +1,8 @@
 """Named bots and playing levels: each level is a bot plus a budget.
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
-(``random``, ``heuristic``, ``ismcts``, ``learned``), a bot with an iteration budget (``ismcts:500``, ``learned:500``) or a
+(``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``), a bot with an iteration budget (``ismcts:500``,
+``learned:500``, ``learned-g:500``) or a
 frozen bot (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength
 tests). Budgets are counted in iterations, never in seconds, so games replay exactly.
 """
@@ -33,9 +34,13 @@ class Level:
 LEARNED_EXPLORATION = 0.7
 
 
-def _learned(seed: int, iterations: int) -> IsmctsBot:
+def _learned(seed: int, iterations: int, greedy_secrets: bool = False) -> IsmctsBot:
     return IsmctsBot(seed, iterations=iterations, exploration=LEARNED_EXPLORATION,
-                     value=load_model())
+                     value=load_model(), greedy_secrets=greedy_secrets)
+
+
+def _learned_greedy(seed: int, iterations: int) -> IsmctsBot:
+    return _learned(seed, iterations, greedy_secrets=True)
 
 
 LEVELS: dict[str, Level] = {
@@ -58,6 +63,11 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # The search judged by the learned evaluation (value.py): hard since 1 December 2026,
     # under the name its duels were run with.
     "learned": lambda seed: _learned(seed, 1500),
+    # Opt-in variant under test (issue 18): hard with greedy secret choices in its
+    # playouts (PlayoutPolicy(greedy_secrets=True)); hard itself is unchanged until a duel
+    # says otherwise (docs/ai.md, "Greedy secret choices in the playouts").
+    "hard-g": lambda seed: _learned_greedy(seed, 1500),
+    "learned-g": lambda seed: _learned_greedy(seed, 1500),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -73,19 +83,23 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
-    elif base in ("ismcts", "learned") and budget:
+    elif base in ("ismcts", "learned", "learned-g") and budget:
         try:
             iterations = int(budget)
         except ValueError:
             raise ValueError(f"bad iteration budget in {name!r}") from None
         if iterations < 1:
             raise ValueError(f"the iteration budget in {name!r} must be at least 1")
-        bot = _learned(seed, iterations) if base == "learned" else \
-            IsmctsBot(seed, iterations=iterations)
+        if base == "learned":
+            bot = _learned(seed, iterations)
+        elif base == "learned-g":
+            bot = _learned_greedy(seed, iterations)
+        else:
+            bot = IsmctsBot(seed, iterations=iterations)
     elif base in BOTS and not budget:
         bot = BOTS[base](seed)
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
-                         "or ismcts:ITERATIONS or learned:ITERATIONS")
+                         "or ismcts:ITERATIONS, learned:ITERATIONS or learned-g:ITERATIONS")
     bot.name = name
     return bot

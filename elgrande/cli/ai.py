@@ -24,6 +24,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--bots", required=True, metavar="BOTS",
                    help="comma-separated bot per seat, e.g. hard,heuristic,heuristic,heuristic; "
                         "names: random, heuristic, ismcts, ismcts:ITERATIONS, learned, learned:ITERATIONS, "
+                        "hard-g, learned-g:ITERATIONS (greedy secret choices in the playouts), "
                         "baseline (the frozen bot), hard-2026-12, easy, medium, hard")
     p.add_argument("--games", type=positive_int, required=True, metavar="K",
                    help="number of games, 1 or more")
