@@ -85,15 +85,27 @@ class Node:
 
 
 def rewards(s: State, w: Weights, temperature: float,
-            value: ValueModel | None = None) -> list[float]:
+            value: ValueModel | None = None, margin: float = 0.0,
+            margin_scale: float = 30.0) -> list[float]:
     """Per-seat reward in [0, 1]: win share at the end, else a squashed expected lead (or,
-    with a learned ``value``, the seats' fitted chances of winning)."""
+    with a learned ``value``, the seats' fitted chances of winning).
+
+    ``margin`` > 0 mixes in that share of a widely squashed points lead
+    (``sigmoid(lead / margin_scale)``, the final scores' at the end, the evaluation's
+    before): far behind or far ahead, where every win chance is about 0 or 1, the
+    options still differ by the points they keep or gain."""
     n = s.n
     if is_terminal(s):
         win = winners(s)
-        return [1.0 / len(win) if p in win else 0.0 for p in range(n)]
+        out = [1.0 / len(win) if p in win else 0.0 for p in range(n)]
+        if margin > 0.0:
+            out = _mixed(out, [float(x) for x in s.scores], margin, margin_scale)
+        return out
     if value is not None:
-        return value.chances(s)
+        out = value.chances(s)
+        if margin > 0.0:
+            out = _mixed(out, evaluate(s, w), margin, margin_scale)
+        return out
     v = evaluate(s, w)
     # Each seat's best opponent: the best seat's is the runner-up, everyone else's the best.
     best = max(v)
@@ -103,6 +115,23 @@ def rewards(s: State, w: Weights, temperature: float,
     for p in range(n):
         lead = v[p] - (second if p == first else best)
         out.append(1.0 / (1.0 + math.exp(-lead / temperature)))
+    if margin > 0.0:
+        out = _mixed(out, v, margin, margin_scale)
+    return out
+
+
+def _mixed(chances: list[float], points: list[float], share: float,
+           scale: float) -> list[float]:
+    """``(1 - share) * chance + share * sigmoid(lead over the best other seat / scale)``."""
+    n = len(points)
+    best = max(points)
+    first = points.index(best)
+    second = max(points[q] for q in range(n) if q != first)
+    out = []
+    for p in range(n):
+        lead = points[p] - (second if p == first else best)
+        out.append((1.0 - share) * chances[p]
+                   + share / (1.0 + math.exp(-lead / scale)))
     return out
 
 
@@ -230,9 +259,12 @@ class IsmctsBot(Bot):
     def __init__(self, seed: int = 0, iterations: int = 300, exploration: float = 0.7,
                  temperature: float = 6.0, epsilon: float = 0.1,
                  weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None,
-                 greedy_secrets: bool = False) -> None:
+                 greedy_secrets: bool = False, margin: float = 0.0,
+                 margin_scale: float = 30.0) -> None:
         super().__init__(seed)
         self.value = value  # a learned evaluation (value.py) instead of the squashed lead
+        self.margin = margin  # share of the points lead in the reward (``rewards``)
+        self.margin_scale = margin_scale
         self.iterations = iterations
         self.exploration = exploration
         self.temperature = temperature
@@ -346,7 +378,8 @@ class IsmctsBot(Bot):
                 continue
             seat = to_act(s)[0]
             apply(s, self.policy.choose(s, seat, rng))
-        return rewards(s, self.weights, self.temperature, self.value)
+        return rewards(s, self.weights, self.temperature, self.value,
+                       self.margin, self.margin_scale)
 
 
 def _sample(outcomes: list[tuple[Action, float]], rng: random.Random) -> Action:

@@ -32,6 +32,10 @@ class Level:
 # (docs/ai.md, "A learned evaluation"), so it explores as the
 # squashed lead's search does.
 LEARNED_EXPLORATION = 0.7
+# hard-margin's reward: 80% the learned win chance, 20% sigmoid(points lead / 30) (a lead
+# of 30 points is worth 0.73 of that share, a deficit of 30 still 0.27: a slope left).
+MARGIN_SHARE = 0.2
+MARGIN_SCALE = 30.0
 
 
 def _learned(seed: int, iterations: int, greedy_secrets: bool = False) -> IsmctsBot:
@@ -68,6 +72,12 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # says otherwise (docs/ai.md, "Greedy secret choices in the playouts").
     "hard-g": lambda seed: _learned_greedy(seed, 1500),
     "learned-g": lambda seed: _learned_greedy(seed, 1500),
+    # On trial (docs/ai.md, "A reward that keeps a slope"): hard with a fifth of its reward
+    # the points lead, so that far behind it still tells its options apart.
+    "hard-margin": lambda seed: IsmctsBot(seed, iterations=1500,
+                                          exploration=LEARNED_EXPLORATION,
+                                          value=load_model(), margin=MARGIN_SHARE,
+                                          margin_scale=MARGIN_SCALE),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
