@@ -100,14 +100,16 @@ class SharedSocketCounts:
             return bool(taken)
 
     def release(self, key: str) -> None:
+        # Redis first: once this process's own count shows the socket gone, every
+        # process's admission sees it gone too (the local count is read without the lock).
         with self._lock:
-            self.open[key] -= 1
-            if self.open[key] <= 0:
-                del self.open[key]
             try:
                 self._release(keys=[self._mine], args=[key])
             except (redis.RedisError, OSError) as exc:
                 self._gone(exc)  # the next refresh rewrites the mirror
+            self.open[key] -= 1
+            if self.open[key] <= 0:
+                del self.open[key]
 
     # -- liveness --------------------------------------------------------------------
 
