@@ -22,79 +22,46 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
 from typing import Any
 
 from elgrande.ai import sprt
 from elgrande.ai.duel import DuelResult, PairResult, pair_specs
-from elgrande.ai.levels import make_bot
 from elgrande.ai.stats import GameRecord
-from elgrande.ai.tournament import GameSpec, _ThinkClock
+from elgrande.ai.tournament import GameSpec, play_game
 from elgrande.cli import duel as duel_cli
-from elgrande.rules import (
-    GameConfig,
-    Options,
-    apply,
-    is_chance,
-    is_terminal,
-    legal_actions,
-    new_game,
-    resolve_chance,
-    to_act,
-)
+from elgrande.rules import Action, State, legal_actions
 from elgrande.rules.actions import DEPLOY as A_DEPLOY
 from elgrande.rules.actions import DONE as A_DONE
 from elgrande.rules.actions import END as A_END
 from elgrande.rules.actions import TAKE as A_TAKE
 from elgrande.rules.cards import ALL_CARDS
-from elgrande.rules.state import BID, CHOOSE, DEPLOY
+from elgrande.rules.state import CHOOSE, DEPLOY
 
 COURT_KEYS = ("turns", "skipped", "stopped_early", "left_in_court")
 
 
 def play_counted(spec: GameSpec, watched: int) -> tuple[GameRecord, dict[str, int]]:
     """tournament.play_game, plus the court counts of seat ``watched``."""
-    players = len(spec.bots)
-    config = GameConfig(players=players, rounds=spec.rounds, options=Options.preset(spec.rules))
-    bots = [make_bot(name, seed) for name, seed in zip(spec.bots, spec.bot_seeds, strict=True)]
-    chance_rng = random.Random(spec.chance_seed)
-    seconds = [0.0] * players
-    times = _ThinkClock(players)
     counts = dict.fromkeys(COURT_KEYS, 0)
-    state = new_game(config)
-    while not is_terminal(state):
-        if is_chance(state):
-            resolve_chance(state, chance_rng)
-            continue
-        seat = to_act(state)[0]
-        searched = bots[seat].decisions
-        turn = (seat, state.round_index, state.phase == BID, state.turn)
-        start, cpu = time.perf_counter(), time.process_time()
-        action = bots[seat].choose(state, seat)
-        seconds[seat] += time.perf_counter() - start
-        times.add(turn, time.process_time() - cpu, bots[seat].decisions > searched)
-        if seat == watched and action.seat == seat:
-            kind = action.kind_id
-            court = state.court[seat]
-            if state.phase == CHOOSE and kind == A_END and \
-                    any(a.kind_id == A_DEPLOY for a in legal_actions(state, seat)):
-                counts["skipped"] += 1
-                counts["left_in_court"] += min(court, ALL_CARDS[state.card].stack)
-            elif state.phase == DEPLOY and kind == A_DONE and court and state.deploy_left:
-                counts["stopped_early"] += 1
-                counts["left_in_court"] += min(court, state.deploy_left)
-            if kind == A_TAKE:
-                counts["turns"] += 1
-        apply(state, action)
-    record = GameRecord(
-        index=spec.index, bots=spec.bots, scores=tuple(state.scores), seconds=tuple(seconds),
-        decisions=tuple(b.decisions for b in bots),
-        decision_seconds=tuple(tuple(d) for d in times.decisions),
-        turn_seconds=times.turns(),
-    )
-    return record, counts
+
+    def observe(state: State, seat: int, action: Action) -> None:
+        if seat != watched or action.seat != seat:
+            return
+        kind = action.kind_id
+        court = state.court[seat]
+        if state.phase == CHOOSE and kind == A_END and \
+                any(a.kind_id == A_DEPLOY for a in legal_actions(state, seat)):
+            counts["skipped"] += 1
+            counts["left_in_court"] += min(court, ALL_CARDS[state.card].stack)
+        elif state.phase == DEPLOY and kind == A_DONE and court and state.deploy_left:
+            counts["stopped_early"] += 1
+            counts["left_in_court"] += min(court, state.deploy_left)
+        if kind == A_TAKE:
+            counts["turns"] += 1
+
+    return play_game(spec, observe), counts
 
 
 def main() -> int:

@@ -107,32 +107,27 @@ def rewards(s: State, w: Weights, temperature: float,
             out = _mixed(out, evaluate(s, w), margin, margin_scale)
         return out
     v = evaluate(s, w)
-    # Each seat's best opponent: the best seat's is the runner-up, everyone else's the best.
-    best = max(v)
-    first = v.index(best)
-    second = max(v[q] for q in range(n) if q != first)
-    out = []
-    for p in range(n):
-        lead = v[p] - (second if p == first else best)
-        out.append(1.0 / (1.0 + math.exp(-lead / temperature)))
+    out = [1.0 / (1.0 + math.exp(-lead / temperature)) for lead in _leads(v)]
     if margin > 0.0:
         out = _mixed(out, v, margin, margin_scale)
     return out
 
 
-def _mixed(chances: list[float], points: list[float], share: float,
-           scale: float) -> list[float]:
-    """``(1 - share) * chance + share * sigmoid(lead over the best other seat / scale)``."""
+def _leads(points: list[float]) -> list[float]:
+    """Each seat's lead over its best opponent: the best seat's is the runner-up,
+    everyone else's the best."""
     n = len(points)
     best = max(points)
     first = points.index(best)
     second = max(points[q] for q in range(n) if q != first)
-    out = []
-    for p in range(n):
-        lead = points[p] - (second if p == first else best)
-        out.append((1.0 - share) * chances[p]
-                   + share / (1.0 + math.exp(-lead / scale)))
-    return out
+    return [points[p] - (second if p == first else best) for p in range(n)]
+
+
+def _mixed(chances: list[float], points: list[float], share: float,
+           scale: float) -> list[float]:
+    """``(1 - share) * chance + share * sigmoid(lead over the best other seat / scale)``."""
+    return [(1.0 - share) * chance + share / (1.0 + math.exp(-lead / scale))
+            for chance, lead in zip(chances, _leads(points), strict=True)]
 
 
 class PlayoutPolicy:

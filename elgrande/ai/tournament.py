@@ -15,8 +15,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from elgrande.rules import (
+    Action,
     GameConfig,
     Options,
+    State,
     apply,
     is_chance,
     is_terminal,
@@ -45,8 +47,10 @@ class GameSpec:
     rules: str = "yucata"  # rule set: "yucata" or "box" (Options.preset)
 
 
-def play_game(spec: GameSpec) -> GameRecord:
-    """Play one whole game; each seat's bot sees only its own redacted view."""
+def play_game(spec: GameSpec,
+              observe: Callable[[State, int, Action], None] | None = None) -> GameRecord:
+    """Play one whole game; each seat's bot sees only its own redacted view. ``observe``
+    is shown each bot's choice (the state, the seat, the action) before it is applied."""
     players = len(spec.bots)
     config = GameConfig(players=players, rounds=spec.rounds, options=Options.preset(spec.rules))
     bots = [make_bot(name, seed) for name, seed in zip(spec.bots, spec.bot_seeds, strict=True)]
@@ -65,6 +69,8 @@ def play_game(spec: GameSpec) -> GameRecord:
         action = bots[seat].choose(state, seat)
         seconds[seat] += time.perf_counter() - start
         times.add(turn, time.process_time() - cpu, bots[seat].decisions > searched)
+        if observe is not None:
+            observe(state, seat, action)
         apply(state, action)
     return GameRecord(
         index=spec.index,

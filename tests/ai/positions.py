@@ -63,3 +63,15 @@ def multi_secret_position(players: int, seed: int = 0) -> State:
             seat = seats[0]
             apply(state, rng.choice(legal_actions(state, seat)))
     raise AssertionError("no multi-seat secret step found")
+
+
+def finished_game(players: int, seed: int = 0, rounds: int = 6) -> State:
+    """A whole game of seeded random play, at its end."""
+    rng = random.Random(f"finished:{players}:{seed}")
+    state = new_game(GameConfig(players=players, rounds=rounds))
+    while not is_terminal(state):
+        if is_chance(state):
+            resolve_chance(state, rng)
+            continue
+        apply(state, rng.choice(legal_actions(state, to_act(state)[0])))
+    return state

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import math
-import random
 
 from elgrande.ai import make_bot
 from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate
 from elgrande.ai.ismcts import IsmctsBot, _mixed, rewards
 from elgrande.ai.levels import MARGIN_SCALE, MARGIN_SHARE
 from elgrande.ai.value import load_model
-from elgrande.rules import (
-    GameConfig,
-    State,
-    apply,
-    is_chance,
-    is_terminal,
-    legal_actions,
-    new_game,
-    sample_chance,
-    to_act,
-)
+from elgrande.rules import legal_actions, to_act
 
-from .positions import positions_by_phase
+from .positions import finished_game, positions_by_phase
 
 
 def _sigmoid(x: float) -> float:
@@ -50,20 +39,8 @@ def test_no_margin_leaves_the_learned_reward_as_it_was() -> None:
             model.chances(state), evaluate(state, DEFAULT_WEIGHTS), 0.2, 30.0)
 
 
-def _finished_game() -> State:
-    rng = random.Random(5)
-    s = new_game(GameConfig(players=3, rounds=6))
-    while not is_terminal(s):
-        if is_chance(s):
-            apply(s, sample_chance(s, rng))
-            continue
-        seat = to_act(s)[0]
-        apply(s, rng.choice(legal_actions(s, seat)))
-    return s
-
-
 def test_at_the_end_the_margin_comes_from_the_final_scores() -> None:
-    s = _finished_game()
+    s = finished_game(3, seed=5)
     plain = rewards(s, DEFAULT_WEIGHTS, 6.0, load_model())
     mixed = rewards(s, DEFAULT_WEIGHTS, 6.0, load_model(), 0.2, 30.0)
     assert mixed == _mixed(plain, [float(x) for x in s.scores], 0.2, 30.0)
