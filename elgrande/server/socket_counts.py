@@ -8,6 +8,7 @@ import threading
 from collections import Counter
 from typing import Protocol
 
+import anyio
 from starlette.concurrency import run_in_threadpool
 
 
@@ -33,8 +34,13 @@ async def admit(counts: SocketCounts, key: str) -> bool:
 
 
 async def release(counts: SocketCounts, key: str) -> None:
+    """``counts.release`` from the event loop. Shielded: it is called as a socket's
+    handler ends, often because that handler is being cancelled (its client gone, the
+    server stopping), and a cancelled wait for the worker thread would keep the socket's
+    place taken for the life of the process."""
     if counts.waits:
-        await run_in_threadpool(counts.release, key)
+        with anyio.CancelScope(shield=True):
+            await run_in_threadpool(counts.release, key)
     else:
         counts.release(key)
 

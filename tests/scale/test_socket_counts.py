@@ -117,10 +117,8 @@ def test_two_apps_share_the_limits_per_address_and_per_user(
                 assert again.receive_json()["type"] == "lobby"
 
 
-def released(sockets: Any, left: int, within: float = 30.0) -> None:
-    """Until this process holds ``left`` sockets of the address in all (a game page's
-    socket is released only after its opening's follow-up reads, in worker threads: on
-    a loaded CI machine once more than 10 s)."""
+def released(sockets: Any, left: int, within: float = 10.0) -> None:
+    """Until this process holds ``left`` sockets of the address in all."""
     deadline = time.monotonic() + within
     while sum(sockets.open.values()) != left:
         assert time.monotonic() < deadline, dict(sockets.open)
