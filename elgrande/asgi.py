@@ -58,7 +58,7 @@ def create_app() -> FastAPI:
         print(f"elgrande: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     configure_logging(settings.log_level, settings.log_format)
-    tune_collector()  # this process is a server: fewer, not longer, pauses
+    tune_collector(settings.gc_young_threshold)  # this process is a server: fewer, not longer, pauses
     try:
         prepare_database(settings.database_url)
         return build_app(settings)

@@ -44,7 +44,7 @@ def serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, settings.log_format)
     from elgrande.server.collector import tune_collector
 
-    tune_collector()  # this process is a server: fewer, not longer, pauses
+    tune_collector(settings.gc_young_threshold)  # this process is a server: fewer, not longer, pauses
     # Listen first, so the printed address is right (even for port 0) and usable at once.
     sock = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

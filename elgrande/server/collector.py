@@ -20,8 +20,9 @@ import gc
 YOUNG_THRESHOLD = 20_000
 
 
-def tune_collector() -> None:
-    """Collect the youngest generation every ``YOUNG_THRESHOLD`` allocations (the older
-    generations' thresholds unchanged)."""
+def tune_collector(young: int = YOUNG_THRESHOLD) -> None:
+    """Collect the youngest generation every ``young`` allocations (net of those freed;
+    the older generations' thresholds unchanged). ``young`` is the setting
+    ``ELGRANDE_GC_YOUNG_THRESHOLD``."""
     _, middle, oldest = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, oldest)
+    gc.set_threshold(young, middle, oldest)

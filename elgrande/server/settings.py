@@ -145,6 +145,12 @@ class Settings(BaseSettings):
         "(no hand-over to a worker thread, the largest cost of a move there) and in worker "
         "threads otherwise; `threads`, always in worker threads.",
         "auto or threads", pattern="^(auto|threads)$")
+    gc_young_threshold: int = setting(
+        20_000, "How many new objects (net of those freed) this process makes between two "
+        "collections of its youngest generation (CPython's default is 700). Higher means "
+        "fewer objects promoted, so fewer full collections, which stop every page; lower "
+        "means shorter young collections (docs/server.md, \"Garbage collection\").",
+        "a whole number from 100 to 1000000", ge=100, le=1_000_000)
     ws_deflate: bool = setting(
         False, "Offer per-message deflate on the game pages' WebSockets: about a sixth of "
         "the bytes on the wire, for about 45 KB more memory per open page and CPU for "
