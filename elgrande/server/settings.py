@@ -146,7 +146,7 @@ class Settings(BaseSettings):
         "threads otherwise; `threads`, always in worker threads.",
         "auto or threads", pattern="^(auto|threads)$")
     gc_young_threshold: int = setting(
-        20_000, "How many new objects (net of those freed) this process makes between two "
+        5_000, "How many new objects (net of those freed) this process makes between two "
         "collections of its youngest generation (CPython's default is 700). Higher means "
         "fewer objects promoted, so fewer full collections, which stop every page; lower "
         "means shorter young collections (docs/server.md, \"Garbage collection\").",
