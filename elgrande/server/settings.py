@@ -20,6 +20,8 @@ from dotenv import dotenv_values
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .collector import YOUNG_THRESHOLD
+
 PREFIX = "ELGRANDE_"
 TEST_PREFIX = "ELGRANDE_TEST_"  # the test suite's own variables: not settings
 # Read by the rules engine when it is imported (docs/compiled-engine.md): not settings.
@@ -146,7 +148,7 @@ class Settings(BaseSettings):
         "threads otherwise; `threads`, always in worker threads.",
         "auto or threads", pattern="^(auto|threads)$")
     gc_young_threshold: int = setting(
-        5_000, "How many new objects (net of those freed) this process makes between two "
+        YOUNG_THRESHOLD, "How many new objects (net of those freed) this process makes between two "
         "collections of its youngest generation (CPython's default is 700). Higher means "
         "fewer objects promoted, so fewer full collections, which stop every page; lower "
         "means shorter young collections (docs/server.md, \"Garbage collection\").",
