@@ -40,6 +40,7 @@ from elgrande.rules.actions import PLACE as A_PLACE
 from elgrande.rules.board import CASTILLO
 from elgrande.rules.state import (
     AFTER_DEPLOY,
+    BID,
     CHOOSE,
     DEPLOY,
     EVICTION,
@@ -61,6 +62,7 @@ from .evaluate import (
     awards,
     evaluate,
     seat_points,
+    utility,
 )
 from .value import ValueModel
 
@@ -71,10 +73,16 @@ MAX_PLAYOUT_STEPS = 400
 # choices evenly.
 LOST_CABALLERO = 0.25
 SECRET_TIE_BREAK = 0.1
+# Progressive widening of bids (``IsmctsBot(bid_widening=True)``): a bid node with n visits
+# offers its first max(2, BID_WIDTH * n ** BID_GROWTH) bids in the heuristic's order
+# (2 at first, 4 after 16 visits, 8 after 256, 12 after 1,296), so the visits go to the
+# bids the evaluation likes instead of being spread evenly over a dozen near-equal ones.
+BID_WIDTH = 2.0
+BID_GROWTH = 0.25
 
 
 class Node:
-    __slots__ = ("mover", "children", "visits", "avail", "total")
+    __slots__ = ("mover", "children", "visits", "avail", "total", "order")
 
     def __init__(self, mover: int) -> None:
         self.mover = mover  # seat whose action led here (chance: -1)
@@ -82,6 +90,8 @@ class Node:
         self.visits = 0
         self.avail = 0
         self.total = 0.0
+        # bid widening: the bids from here, best first by the heuristic (``_widened``)
+        self.order: list[Action] | None = None
 
 
 def rewards(s: State, w: Weights, temperature: float,
@@ -255,8 +265,11 @@ class IsmctsBot(Bot):
                  temperature: float = 6.0, epsilon: float = 0.1,
                  weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None,
                  greedy_secrets: bool = False, margin: float = 0.0,
-                 margin_scale: float = 30.0) -> None:
+                 margin_scale: float = 30.0, bid_widening: bool = False) -> None:
         super().__init__(seed)
+        # bid_widening: a bid node offers only the heuristic's best few bids, more as its
+        # visits grow (``_widened``)
+        self.bid_widening = bid_widening
         self.value = value  # a learned evaluation (value.py) instead of the squashed lead
         self.margin = margin  # share of the points lead in the reward (``rewards``)
         self.margin_scale = margin_scale
@@ -326,6 +339,8 @@ class IsmctsBot(Bot):
             if expanded:
                 break
             legal = legal_actions(s, seat)
+            if self.bid_widening and s.phase == BID and len(legal) > 2:
+                legal = self._widened(s, seat, node, legal)
             children = node.children
             untried = [a for a in legal if a not in children]
             for a in legal:
@@ -348,6 +363,21 @@ class IsmctsBot(Bot):
             n.visits += 1
             if n.mover >= 0:
                 n.total += r[n.mover]
+
+    def _widened(self, s: State, seat: int, node: Node, legal: list[Action]) -> list[Action]:
+        """The bids a node offers now: the first few in the heuristic's order (the seat's
+        evaluated lead after each bid, as ``HeuristicBot`` bids), more as visits grow."""
+        order = node.order
+        if order is None or len(order) != len(legal) or any(a not in order for a in legal):
+            ranked = []
+            for i, a in enumerate(legal):
+                c = s.copy()
+                apply(c, a)
+                ranked.append((utility(evaluate(c, self.weights), seat), -i, a))
+            ranked.sort(reverse=True)
+            order = node.order = [a for _v, _i, a in ranked]
+        width = max(2, int(BID_WIDTH * (node.visits + 1) ** BID_GROWTH))
+        return order[:width]
 
     def _select(self, node: Node, legal: list[Action]) -> Action:
         best: Action = legal[0]

@@ -1,7 +1,8 @@
 """Named bots and playing levels: each level is a bot plus a budget.
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
-(``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``), a bot with an iteration budget (``ismcts:500``,
+(``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
+``hard-bid``), a bot with an iteration budget (``ismcts:500``,
 ``learned:500``, ``learned-g:500``) or a
 frozen bot (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength
 tests). Budgets are counted in iterations, never in seconds, so games replay exactly.
@@ -78,6 +79,11 @@ BOTS: dict[str, Callable[[int], Bot]] = {
                                           exploration=LEARNED_EXPLORATION,
                                           value=load_model(), margin=MARGIN_SHARE,
                                           margin_scale=MARGIN_SCALE),
+    # On trial (docs/ai.md, "Bids guided by the heuristic"): hard whose bid nodes offer
+    # the heuristic's best few bids, more as their visits grow (progressive widening).
+    "hard-bid": lambda seed: IsmctsBot(seed, iterations=1500,
+                                       exploration=LEARNED_EXPLORATION, value=load_model(),
+                                       bid_widening=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,

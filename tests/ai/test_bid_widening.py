@@ -1,0 +1,73 @@
+"""Bids guided by the heuristic: a bid node offers its best few bids, more as visits grow."""
+
+from __future__ import annotations
+
+import random
+
+from elgrande.ai import make_bot
+from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate, utility
+from elgrande.ai.ismcts import BID_GROWTH, BID_WIDTH, IsmctsBot, Node
+from elgrande.rules import apply, legal_actions, redact, to_act
+
+from .positions import positions_by_phase
+
+
+def _bid_position(players: int = 4):
+    state = positions_by_phase(players)["bid"]
+    seat = to_act(state)[0]
+    return redact(state, seat), seat
+
+
+def _searched(bot: IsmctsBot, state, seat: int, iterations: int) -> Node:
+    root = Node(-1)
+    rng = random.Random(11)
+    for _ in range(iterations):
+        bot.iterate(state, seat, root, rng)
+    return root
+
+
+def _heuristic_order(state, seat: int) -> list:
+    def lead(a) -> float:
+        c = state.copy()
+        apply(c, a)
+        return utility(evaluate(c, DEFAULT_WEIGHTS), seat)
+    legal = legal_actions(state, seat)
+    return sorted(legal, key=lambda a: (-lead(a), legal.index(a)))
+
+
+def test_a_bid_node_offers_the_heuristics_best_bids_first() -> None:
+    state, seat = _bid_position()
+    legal = legal_actions(state, seat)
+    assert len(legal) > 8  # a real choice of power cards
+    widened = IsmctsBot(3, bid_widening=True)
+    for iterations, width in ((1, 2), (16, 4), (81, 6)):
+        root = _searched(widened, state, seat, iterations)
+        assert root.order == _heuristic_order(state, seat)
+        expected = max(2, int(BID_WIDTH * iterations ** BID_GROWTH))
+        assert expected == width
+        # Only the bids the width offered before the last visit have been tried.
+        assert set(root.children) <= set(root.order[:width])
+        assert len(root.children) == min(iterations, width)
+
+
+def test_without_widening_every_bid_is_tried() -> None:
+    state, seat = _bid_position()
+    root = _searched(IsmctsBot(3), state, seat, 80)
+    assert root.order is None
+    assert set(root.children) == set(legal_actions(state, seat))
+
+
+def test_hard_bid_is_hard_with_widened_bids_and_replays_exactly() -> None:
+    bot, hard = make_bot("hard-bid", 3), make_bot("hard", 3)
+    assert isinstance(bot, IsmctsBot) and isinstance(hard, IsmctsBot)
+    assert bot.bid_widening and not hard.bid_widening
+    assert (bot.iterations, bot.exploration, bot.value, bot.margin) == (
+        hard.iterations, hard.exploration, hard.value, hard.margin)
+    state, seat = _bid_position(5)
+    choices = set()
+    for _ in range(2):
+        again = make_bot("hard-bid", 3)
+        assert isinstance(again, IsmctsBot)
+        again.iterations = 120
+        choices.add(again.choose(state, seat))
+    assert len(choices) == 1 and choices <= set(legal_actions(state, seat))
