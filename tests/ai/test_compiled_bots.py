@@ -4,10 +4,11 @@ the pure source does.
 The pure engine and bots are the reference. Both sides play the same seeded games, each in
 a process of its own (``ELGRANDE_ENGINE=pure`` and ``=compiled``; each reports where its
 bots' modules came from): the live ISMCTS bot, the frozen baseline's copy of it, the
-heuristic bot at two levels, the random bot and the search judged by the learned
-evaluation share tables under the default rules and the publisher's (with the Veto). Every
-decision is compared, and with it the evaluation and the learned win chances of every
-position the game passes through, to the last bit of every float.
+heuristic bot at two levels, the random bot, the search with widened bids and the
+search judged by the learned evaluation share tables under the default rules and the
+publisher's (with the Veto). Every decision is compared, and with it the evaluation and the
+learned win chances of every position the game passes through, to the last bit of every
+float.
 
 Run by hand: ``python -m tests.ai.test_compiled_bots`` prints what one side records.
 """
@@ -29,9 +30,10 @@ from tests.rules.test_compiled import fresh_build  # noqa: F401  (the fixture)
 ROOT = Path(__file__).resolve().parents[2]
 
 # (label, GameConfig.to_dict() form, seed, bots by seat). Small search budgets: the pure
-# side plays every decision too. "frozen:N" is the frozen baseline's copy with N iterations.
+# side plays every decision too. "frozen:N" is the frozen baseline's copy with N iterations,
+# "widened:N" the search with widened bids (hard-bid's) and N iterations.
 GAMES: list[tuple[str, dict[str, Any], int, list[str]]] = [
-    ("yucata-4p", {"players": 4}, 1, ["ismcts:200", "frozen:200", "medium", "easy"]),
+    ("yucata-4p", {"players": 4}, 1, ["ismcts:200", "frozen:200", "medium", "widened:200"]),
     ("box-5p-6-rounds", {"players": 5, "rounds": 6, "options": {"rule_set": "box"}}, 2,
      ["frozen:120", "easy", "ismcts:120", "random", "medium"]),
     ("yucata-2p-6-rounds", {"players": 2, "rounds": 6}, 3, ["medium", "ismcts:300"]),
@@ -47,6 +49,9 @@ def _bot(name: str, seed: int) -> Any:
     base, _, budget = name.partition(":")
     if base == "frozen":
         return FrozenIsmcts(seed, iterations=int(budget))
+    if base == "widened":
+        from elgrande.ai.ismcts import IsmctsBot
+        return IsmctsBot(seed, iterations=int(budget), bid_widening=True)
     return make_bot(name, seed)
 
 
