@@ -368,6 +368,8 @@ class IsmctsBot(Bot):
         """The bids a node offers now: the first few in the heuristic's order (the seat's
         evaluated lead after each bid, as ``HeuristicBot`` bids), more as visits grow."""
         order = node.order
+        # A node's bids are the same in every determinisation (hands and bids are public);
+        # checked all the same, as a stale order would offer a bid that is not legal.
         if order is None or len(order) != len(legal) or any(a not in order for a in legal):
             ranked = []
             for i, a in enumerate(legal):

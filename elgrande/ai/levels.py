@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .base import Bot, RandomBot
 from .frozen import hard_2026_12
@@ -39,9 +40,10 @@ MARGIN_SHARE = 0.2
 MARGIN_SCALE = 30.0
 
 
-def _learned(seed: int, iterations: int, greedy_secrets: bool = False) -> IsmctsBot:
+def _learned(seed: int, iterations: int, **variant: Any) -> IsmctsBot:
+    """The search judged by the learned evaluation (hard's), with a variant's options."""
     return IsmctsBot(seed, iterations=iterations, exploration=LEARNED_EXPLORATION,
-                     value=load_model(), greedy_secrets=greedy_secrets)
+                     value=load_model(), **variant)
 
 
 def _learned_greedy(seed: int, iterations: int) -> IsmctsBot:
@@ -75,15 +77,11 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     "learned-g": lambda seed: _learned_greedy(seed, 1500),
     # On trial (docs/ai.md, "A reward that keeps a slope"): hard with a fifth of its reward
     # the points lead, so that far behind it still tells its options apart.
-    "hard-margin": lambda seed: IsmctsBot(seed, iterations=1500,
-                                          exploration=LEARNED_EXPLORATION,
-                                          value=load_model(), margin=MARGIN_SHARE,
-                                          margin_scale=MARGIN_SCALE),
+    "hard-margin": lambda seed: _learned(seed, 1500, margin=MARGIN_SHARE,
+                                         margin_scale=MARGIN_SCALE),
     # On trial (docs/ai.md, "Bids guided by the heuristic"): hard whose bid nodes offer
     # the heuristic's best few bids, more as their visits grow (progressive widening).
-    "hard-bid": lambda seed: IsmctsBot(seed, iterations=1500,
-                                       exploration=LEARNED_EXPLORATION, value=load_model(),
-                                       bid_widening=True),
+    "hard-bid": lambda seed: _learned(seed, 1500, bid_widening=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
