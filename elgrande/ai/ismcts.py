@@ -37,7 +37,7 @@ from elgrande.rules import (
 from elgrande.rules.actions import DEPLOY as A_DEPLOY
 from elgrande.rules.actions import END as A_END
 from elgrande.rules.actions import PLACE as A_PLACE
-from elgrande.rules.board import CASTILLO
+from elgrande.rules.board import CASTILLO, SCORING_ROUNDS
 from elgrande.rules.state import (
     AFTER_DEPLOY,
     BID,
@@ -79,6 +79,9 @@ SECRET_TIE_BREAK = 0.1
 # bids the evaluation likes instead of being spread evenly over a dozen near-equal ones.
 BID_WIDTH = 2.0
 BID_GROWTH = 0.25
+# Bid playouts that reach the next general scoring (``IsmctsBot(bid_horizon=True)``) play
+# up to three rounds, not the rest of one: this many times the steps.
+HORIZON_STEPS = 4 * MAX_PLAYOUT_STEPS
 
 
 class Node:
@@ -265,8 +268,12 @@ class IsmctsBot(Bot):
                  temperature: float = 6.0, epsilon: float = 0.1,
                  weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None,
                  greedy_secrets: bool = False, margin: float = 0.0,
-                 margin_scale: float = 30.0, bid_widening: bool = False) -> None:
+                 margin_scale: float = 30.0, bid_widening: bool = False,
+                 bid_horizon: bool = False) -> None:
         super().__init__(seed)
+        # bid_horizon: when the decision is a bid, playouts run on to the next general
+        # scoring instead of stopping at the first scoring or the round's end (``playout``)
+        self.bid_horizon = bid_horizon
         # bid_widening: a bid node offers only the heuristic's best few bids, more as its
         # visits grow (``_widened``)
         self.bid_widening = bid_widening
@@ -311,6 +318,7 @@ class IsmctsBot(Bot):
         node = root
         path = [root]
         expanded = False
+        to_general = self.bid_horizon and root_state.phase == BID
         while not is_terminal(s):
             if is_chance(s):
                 outcomes = chance_outcomes(s)
@@ -358,7 +366,7 @@ class IsmctsBot(Bot):
             apply(s, a)
             node = child
             path.append(node)
-        r = self.playout(s, rng)
+        r = self.playout_to_general(s, rng) if to_general else self.playout(s, rng)
         for n in path:
             n.visits += 1
             if n.mover >= 0:
@@ -401,6 +409,26 @@ class IsmctsBot(Bot):
             if is_chance(s):
                 if s.phase == REVEAL:
                     break
+                apply(s, _sample(chance_outcomes(s), rng))
+                continue
+            seat = to_act(s)[0]
+            apply(s, self.policy.choose(s, seat, rng))
+        return rewards(s, self.weights, self.temperature, self.value,
+                       self.margin, self.margin_scale)
+
+    def playout_to_general(self, s: State, rng: random.Random) -> list[float]:
+        """Play on with the policy through the rounds' ends and the cards' scorings until
+        the next general scoring is over (or the game's end): a bid buys Caballeros and a
+        turn order for the rounds up to it, which the round's end alone does not show."""
+        round_index = s.round_index
+        for _ in range(HORIZON_STEPS):
+            if is_terminal(s):
+                break
+            if s.round_index != round_index:
+                if s.config.round_labels[round_index] in SCORING_ROUNDS:
+                    break  # the general scoring after that round is done
+                round_index = s.round_index
+            if is_chance(s):
                 apply(s, _sample(chance_outcomes(s), rng))
                 continue
             seat = to_act(s)[0]
