@@ -7,6 +7,7 @@ inside a transaction, runs one operation on it and writes back what changed.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -27,26 +28,11 @@ from elgrande.rules import (
 from . import chance
 from .draft import Draft
 from .errors import GameMovedOn, NothingToFinish, NotYourTurn
+from .log import CommittedLog, LogEntry
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One committed action. ``seq`` is its 1-based position in the log; ``base_seq``
-    is the log length the commit that wrote it was based on (one commit = one
-    transaction = the entries sharing a ``base_seq``)."""
-
-    seq: int
-    action: Action
-    base_seq: int
-    at: datetime
-
-    @property
-    def seat(self) -> int:
-        return self.action.seat
 
 
 @dataclass
@@ -83,7 +69,7 @@ class Match:
         match_id: str,
         config: GameConfig,
         seed: str,
-        log: list[LogEntry],
+        log: Iterable[LogEntry],
         state: State,
         created_at: datetime,
         *,
@@ -93,7 +79,7 @@ class Match:
         self.config = config
         self.seed = seed
         self.commitment = commitment or chance.commitment(seed)
-        self.log = log
+        self.log = CommittedLog.of(log)  # immutable: shared with the store's cache
         self.state = state  # committed head; treated as immutable (drafts copy it)
         self.created_at = created_at
         self.drafts: dict[int, Draft] = {}
@@ -111,22 +97,20 @@ class Match:
         now = now or utcnow()
         seed = seed if seed is not None else chance.new_seed()
         state = new_game(config)
-        log: list[LogEntry] = []
-        cls._resolve_chance(seed, state, log, base_seq=0, now=now)
+        log = cls._resolve_chance(seed, state, [], base_seq=0, now=now)
         return cls(match_id or uuid.uuid4().hex, config, seed, log, state, now)
 
     @staticmethod
     def _resolve_chance(
-        seed: str, state: State, log: list[LogEntry], base_seq: int, now: datetime
+        seed: str, state: State, added: list[LogEntry], base_seq: int, now: datetime
     ) -> list[LogEntry]:
-        added: list[LogEntry] = []
+        """Draws the chance steps that follow ``added`` (the entries after ``base_seq``),
+        appending them to it."""
         while is_chance(state):
-            seq = len(log) + 1
+            seq = base_seq + len(added) + 1
             action = chance.draw(seed, seq, state)
             apply(state, action)
-            entry = LogEntry(seq, action, base_seq, now)
-            log.append(entry)
-            added.append(entry)
+            added.append(LogEntry(seq, action, base_seq, now))
         return added
 
     # -- reading -------------------------------------------------------------------
@@ -142,7 +126,7 @@ class Match:
 
     @property
     def actions(self) -> list[Action]:
-        return [entry.action for entry in self.log]
+        return list(self.log.actions)
 
     def check_seat(self, seat: int | None) -> None:
         if seat is not None and not (
@@ -245,11 +229,9 @@ class Match:
         now = now or utcnow()
         base = self.seq
         state = draft.current.copy()
-        log = list(self.log)
         added = [LogEntry(base + i + 1, a, base, now) for i, a in enumerate(draft.steps)]
-        log += added
-        added += self._resolve_chance(self.seed, state, log, base, now)
-        self.log, self.state = log, state
+        self._resolve_chance(self.seed, state, added, base, now)
+        self.log, self.state = self.log.extended(added), state
         del self.drafts[seat]
         for other in list(self.drafts.values()):
             other.rebase(self.seq, self.state)
