@@ -124,7 +124,7 @@ class _Committed:
     """A committed log as read from the database, and the state at its end."""
 
     log: CommittedLog  # immutable: handed out as it is
-    state: State  # never handed out: callers get copies
+    state: tuple[object, ...]  # State.frozen(): callers get State.thawed copies
 
 
 def _aware(moment: datetime) -> datetime:
@@ -260,7 +260,7 @@ class MatchStore:
                 return None
             draft = _clone(cached[1])
         match = Match(match_id, fixed.config, fixed.seed, committed.log,
-                      committed.state.copy(), fixed.created_at, commitment=fixed.commitment)
+                      State.thawed(committed.state), fixed.created_at, commitment=fixed.commitment)
         if draft is not None:
             match.drafts[draft.seat] = draft
         return match
@@ -386,7 +386,7 @@ class MatchStore:
         except (IntegrityError, self._fast.integrity_error) as exc:
             fresh = self.load_seat(match_id, seat)
             raise GameMovedOn(fresh, seat, base) from exc
-        self._committed.put(match_id, _Committed(match.log, match.state.copy()))
+        self._committed.put(match_id, _Committed(match.log, match.state.frozen()))
         for other in match.drafts.values():
             self._drafts.put((match_id, other.seat), (draft_sig(other), _clone(other)))
         versions = tuple((s, draft_version(match.drafts.get(s)))
@@ -404,7 +404,7 @@ class MatchStore:
             return
         try:
             at = _aware(datetime.fromisoformat(event.at))
-            state = cached.state.copy()
+            state = State.thawed(cached.state)
             entries = []
             for seq, text in enumerate(event.added, start=event.base + 1):
                 action = parse_action(text)
@@ -418,7 +418,7 @@ class MatchStore:
         except ValueError:
             self._committed.pop(event.match_id)
             return
-        self._committed.put(event.match_id, _Committed(log, state))
+        self._committed.put(event.match_id, _Committed(log, state.frozen()))
 
     # -- internals -----------------------------------------------------------------
 
@@ -496,7 +496,7 @@ class MatchStore:
         log only grows, so a cached prefix is still true: only later rows are read."""
         cached = self._committed.get(match_id)
         if cached is not None and len(cached.log) == head_seq:
-            return cached.log, cached.state.copy()
+            return cached.log, State.thawed(cached.state)
         start = len(cached.log) if cached is not None and len(cached.log) < head_seq else 0
         read = [
             LogEntry(seq, parse_action(action), base, _aware(at))
@@ -509,7 +509,7 @@ class MatchStore:
         if len(log) != head_seq:
             raise RuntimeError(f"match {match_id}: the stored log does not end at {head_seq}")
         if cached is not None and start:  # moved on by the new entries: cheaper than reading it
-            state = cached.state.copy()
+            state = State.thawed(cached.state)
             for entry in read:
                 apply(state, entry.action)
         else:
@@ -518,7 +518,7 @@ class MatchStore:
             except (ValueError, KeyError, TypeError):
                 # Stored by an engine with another state format: the log is the truth.
                 state = replay(config, list(log.actions))
-        self._committed.put(match_id, _Committed(log, state.copy()))
+        self._committed.put(match_id, _Committed(log, state.frozen()))
         return log, state
 
     def _draft(self, match: Match, seat: int, sig: DraftSig) -> Draft:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from enum import IntEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, cast
 
 from .actions import Action, from_code, parse_action
 from .board import CABALLEROS_PER_PLAYER, NUM_AREAS, NUM_REGIONS, ROUNDS_6, ROUNDS_9
@@ -430,6 +430,65 @@ class State:
         s.secret_purpose = self.secret_purpose
         s.veto = self.veto
         s.legal_cache = self.legal_cache
+        return s
+
+    def frozen(self) -> tuple[object, ...]:
+        """This state as tuples, to keep in a cache (``State.thawed`` gives it back): the
+        garbage collector stops tracking a tuple of numbers, while a State's fourteen lists
+        stay in its sight, and a server caches thousands of states."""
+        return (self.config, self.veto, self.legal_cache,
+                (self.n, self.phase, self.round_index, self.ply, self.king, self.start_player,
+                 self.turn, self.active, self.card, self.parts_done, self.deploy_left,
+                 self.count_left, self.own_left, self.opp_left, self.any_left, self.source,
+                 self.picked, self.secret_purpose),
+                (tuple(self.cab), tuple(self.court), tuple(self.provinces),
+                 tuple(self.scores), tuple(self.grande), tuple(self.tiles), tuple(self.hand),
+                 tuple(self.bids), tuple(self.order), tuple(self.copies),
+                 tuple(self.available), tuple(self.arrived), tuple(self.queue),
+                 tuple(self.secret)))
+
+    @staticmethod
+    def thawed(frozen: tuple[object, ...]) -> State:
+        """A new state equal to the one ``frozen`` was made from."""
+        config, veto, legal, scalars, lists = frozen
+        ints = cast(tuple[int, ...], scalars)
+        seqs = cast(tuple[tuple[int, ...], ...], lists)
+        s = State.__new__(State)
+        s.config = cast(GameConfig, config)
+        s.veto = cast("VetoState | None", veto)
+        s.legal_cache = cast("tuple[Action, ...] | None", legal)
+        s.n = ints[0]
+        s.phase = ints[1]
+        s.round_index = ints[2]
+        s.ply = ints[3]
+        s.king = ints[4]
+        s.start_player = ints[5]
+        s.turn = ints[6]
+        s.active = ints[7]
+        s.card = ints[8]
+        s.parts_done = ints[9]
+        s.deploy_left = ints[10]
+        s.count_left = ints[11]
+        s.own_left = ints[12]
+        s.opp_left = ints[13]
+        s.any_left = ints[14]
+        s.source = ints[15]
+        s.picked = ints[16]
+        s.secret_purpose = ints[17]
+        s.cab = list(seqs[0])
+        s.court = list(seqs[1])
+        s.provinces = list(seqs[2])
+        s.scores = list(seqs[3])
+        s.grande = list(seqs[4])
+        s.tiles = list(seqs[5])
+        s.hand = list(seqs[6])
+        s.bids = list(seqs[7])
+        s.order = list(seqs[8])
+        s.copies = list(seqs[9])
+        s.available = list(seqs[10])
+        s.arrived = list(seqs[11])
+        s.queue = list(seqs[12])
+        s.secret = list(seqs[13])
         return s
 
     def __repr__(self) -> str:

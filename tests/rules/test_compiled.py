@@ -131,7 +131,9 @@ def _records(label: str, config_data: dict[str, Any], seed: int,
         if step % 11 == 0:
             assert State.from_dict(s.to_dict()) == s
             assert s.copy() == s and repr(s.copy()) == repr(s)
+            assert State.thawed(s.frozen()) == s
             record["repr"] = repr(s)
+            record["frozen"] = repr(s.frozen()[3:])
         events: list[Event] = []
         # The action as the Action object, its text or its plain code, in turn.
         given: Any = (action, str(action), int(action))[step % 3]
