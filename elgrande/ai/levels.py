@@ -82,8 +82,8 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # On trial (docs/ai.md, "Bids guided by the heuristic"): hard whose bid nodes offer
     # the heuristic's best few bids, more as their visits grow (progressive widening).
     "hard-bid": lambda seed: _learned(seed, 1500, bid_widening=True),
-    # On trial (docs/ai.md, "Bids judged at the next general scoring"): hard-bid whose bid
-    # playouts run on to the next general scoring.
+    # Not adopted (docs/ai.md, "Bids judged at the next general scoring": it lost to hard):
+    # hard-bid whose bid playouts run on to the next general scoring.
     "hard-horizon": lambda seed: _learned(seed, 1500, bid_widening=True, bid_horizon=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
