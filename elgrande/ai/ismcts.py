@@ -152,12 +152,17 @@ class PlayoutPolicy:
 
     With ``greedy_secrets`` a secret choice (the Castillo's release at a general scoring,
     cards 2a, 2e, 4f and 4g) is not random either: the choice that does most for the seat
-    as things stand (``_secret``), without looking at any other seat's choice.
+    as things stand (``_secret``), without looking at any other seat's choice. With
+    ``greedy_bids`` a bid is the one the heuristic bot would make (``bid_ranking``), not
+    one at random.
     """
 
-    def __init__(self, epsilon: float = 0.1, greedy_secrets: bool = False) -> None:
+    def __init__(self, epsilon: float = 0.1, greedy_secrets: bool = False,
+                 greedy_bids: bool = False, weights: Weights = DEFAULT_WEIGHTS) -> None:
         self.epsilon = epsilon
         self.greedy_secrets = greedy_secrets
+        self.greedy_bids = greedy_bids
+        self.weights = weights
 
     def choose(self, s: State, seat: int, rng: random.Random) -> Action:
         legal = legal_actions(s, seat)
@@ -179,6 +184,8 @@ class PlayoutPolicy:
             return rng.choice(useful)
         if phase == SECRET and self.greedy_secrets:
             return self._secret(s, seat, legal, rng)
+        if phase == BID and self.greedy_bids:
+            return bid_ranking(s, seat, legal, self.weights)[0]
         return rng.choice(legal)
 
     @staticmethod
@@ -269,7 +276,7 @@ class IsmctsBot(Bot):
                  weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None,
                  greedy_secrets: bool = False, margin: float = 0.0,
                  margin_scale: float = 30.0, bid_widening: bool = False,
-                 bid_horizon: bool = False) -> None:
+                 bid_horizon: bool = False, greedy_bids: bool = False) -> None:
         super().__init__(seed)
         # bid_horizon: when the decision is a bid, playouts run on to the next general
         # scoring instead of stopping at the first scoring or the round's end (``playout``)
@@ -286,7 +293,9 @@ class IsmctsBot(Bot):
         self.weights = weights
         # greedy_secrets: playouts (and other seats' hidden choices in the tree) make secret
         # choices greedily instead of at random (PlayoutPolicy._secret).
-        self.policy = PlayoutPolicy(epsilon, greedy_secrets)
+        # greedy_bids: playouts bid as the heuristic bot would (``bid_ranking``), not at
+        # random: a bid's worth depends on the others' bids after it.
+        self.policy = PlayoutPolicy(epsilon, greedy_secrets, greedy_bids, weights)
         self._reuse: tuple[State, Node] | None = None
         self.iterations_done = 0  # for benchmarks
 
@@ -379,13 +388,7 @@ class IsmctsBot(Bot):
         # A node's bids are the same in every determinisation (hands and bids are public);
         # checked all the same, as a stale order would offer a bid that is not legal.
         if order is None or len(order) != len(legal) or any(a not in order for a in legal):
-            ranked = []
-            for i, a in enumerate(legal):
-                c = s.copy()
-                apply(c, a)
-                ranked.append((utility(evaluate(c, self.weights), seat), -i, a))
-            ranked.sort(reverse=True)
-            order = node.order = [a for _v, _i, a in ranked]
+            order = node.order = bid_ranking(s, seat, legal, self.weights)
         width = max(2, int(BID_WIDTH * (node.visits + 1) ** BID_GROWTH))
         return order[:width]
 
@@ -435,6 +438,18 @@ class IsmctsBot(Bot):
             apply(s, self.policy.choose(s, seat, rng))
         return rewards(s, self.weights, self.temperature, self.value,
                        self.margin, self.margin_scale)
+
+
+def bid_ranking(s: State, seat: int, legal: list[Action], weights: Weights) -> list[Action]:
+    """The seat's bids, best first as the heuristic bot judges them: the seat's evaluated
+    lead after each bid (ties in the order given)."""
+    ranked = []
+    for i, a in enumerate(legal):
+        c = s.copy()
+        apply(c, a)
+        ranked.append((utility(evaluate(c, weights), seat), -i, a))
+    ranked.sort(reverse=True)
+    return [a for _v, _i, a in ranked]
 
 
 def _sample(outcomes: list[tuple[Action, float]], rng: random.Random) -> Action:

@@ -2,7 +2,7 @@
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
-``hard-bid``, ``hard-horizon``), a bot with an iteration budget (``ismcts:500``,
+``hard-bid``, ``hard-horizon``, ``hard-pbid``), a bot with an iteration budget (``ismcts:500``,
 ``learned:500``, ``learned-g:500``) or a
 frozen bot (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength
 tests). Budgets are counted in iterations, never in seconds, so games replay exactly.
@@ -85,6 +85,9 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # Not adopted (docs/ai.md, "Bids judged at the next general scoring": it lost to hard):
     # hard-bid whose bid playouts run on to the next general scoring.
     "hard-horizon": lambda seed: _learned(seed, 1500, bid_widening=True, bid_horizon=True),
+    # On trial (docs/ai.md, "Playouts that bid as the heuristic does"): hard whose playouts
+    # bid as the heuristic bot would, instead of at random.
+    "hard-pbid": lambda seed: _learned(seed, 1500, greedy_bids=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,

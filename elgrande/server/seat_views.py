@@ -214,9 +214,9 @@ class SeatViews:
             if cached is None or cached[0] > match.seq:
                 cached = (0, new_game(match.config), [])
             seq, state, events = cached
-            for entry in match.log[seq:]:
+            for action in match.log.actions[seq:]:
                 produced: list[Event] = []
-                apply(state, entry.action, produced)
+                apply(state, action, produced)
                 events.append([event.to_dict() for event in produced])
             self._events.pop(match.id, None)
             self._events[match.id] = (match.seq, state, events)  # most recent last

@@ -1,4 +1,5 @@
-"""Bids guided by the heuristic: a bid node offers its best few bids, more as visits grow."""
+"""Bids guided by the heuristic: a bid node offers its best few bids, more as visits grow;
+playouts may bid as the heuristic does."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import random
 
 from elgrande.ai import make_bot
 from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate, utility
-from elgrande.ai.ismcts import BID_GROWTH, BID_WIDTH, IsmctsBot, Node
+from elgrande.ai.ismcts import BID_GROWTH, BID_WIDTH, IsmctsBot, Node, PlayoutPolicy, bid_ranking
 from elgrande.rules import apply, legal_actions, redact, to_act
 
 from .positions import positions_by_phase
@@ -67,6 +68,40 @@ def test_hard_bid_is_hard_with_widened_bids_and_replays_exactly() -> None:
     choices = set()
     for _ in range(2):
         again = make_bot("hard-bid", 3)
+        assert isinstance(again, IsmctsBot)
+        again.iterations = 120
+        choices.add(again.choose(state, seat))
+    assert len(choices) == 1 and choices <= set(legal_actions(state, seat))
+
+
+def test_greedy_playouts_bid_the_heuristics_best_bid() -> None:
+    for players in (3, 4, 5):
+        state, seat = _bid_position(players)
+        legal = legal_actions(state, seat)
+        best = _heuristic_order(state, seat)[0]
+        assert bid_ranking(state, seat, legal, DEFAULT_WEIGHTS) == _heuristic_order(state, seat)
+        greedy, plain = PlayoutPolicy(0.0, greedy_bids=True), PlayoutPolicy(0.0)
+        rng = random.Random(1)
+        assert {greedy.choose(state, seat, rng) for _ in range(20)} == {best}
+        # Without it a playout bids at random: more than one bid in 20 draws.
+        assert len({plain.choose(state, seat, rng) for _ in range(20)}) > 1
+
+
+def test_hard_pbid_is_hard_with_greedy_playout_bids_and_replays_exactly() -> None:
+    bot, hard = make_bot("hard-pbid", 3), make_bot("hard", 3)
+    assert isinstance(bot, IsmctsBot) and isinstance(hard, IsmctsBot)
+    assert bot.policy.greedy_bids and not hard.policy.greedy_bids and not bot.bid_widening
+    assert (bot.iterations, bot.exploration, bot.value, bot.margin) == (
+        hard.iterations, hard.exploration, hard.value, hard.margin)
+    state, seat = _bid_position(4)
+    plain = _searched(IsmctsBot(3), state, seat, 60)
+    greedy = _searched(IsmctsBot(3, greedy_bids=True), state, seat, 60)
+    # The same tree walk, other rewards: the bids after the tree's are no longer random.
+    assert {a: c.total for a, c in plain.children.items()} != {
+        a: c.total for a, c in greedy.children.items()}
+    choices = set()
+    for _ in range(2):
+        again = make_bot("hard-pbid", 3)
         assert isinstance(again, IsmctsBot)
         again.iterations = 120
         choices.add(again.choose(state, seat))

@@ -5,10 +5,11 @@ The pure engine and bots are the reference. Both sides play the same seeded game
 a process of its own (``ELGRANDE_ENGINE=pure`` and ``=compiled``; each reports where its
 bots' modules came from): the live ISMCTS bot, the frozen baseline's copy of it, the
 heuristic bot at two levels, the random bot, the search with widened bids (and with bid
-playouts to the next general scoring) and the search judged by the learned evaluation
-share tables under the default rules and the publisher's (with the Veto). Every decision
-is compared, and with it the evaluation and the learned win chances of every position the
-game passes through, to the last bit of every float.
+playouts to the next general scoring), the search whose playouts bid as the heuristic
+does and the search judged by the learned evaluation share tables under the default rules
+and the publisher's (with the Veto). Every decision is compared, and with it the
+evaluation and the learned win chances of every position the game passes through, to the
+last bit of every float.
 
 Run by hand: ``python -m tests.ai.test_compiled_bots`` prints what one side records.
 """
@@ -32,11 +33,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # (label, GameConfig.to_dict() form, seed, bots by seat). Small search budgets: the pure
 # side plays every decision too. "frozen:N" is the frozen baseline's copy with N iterations,
 # "widened:N" the search with widened bids (hard-bid's) and N iterations, "horizon:N" the
-# same with bid playouts to the next general scoring (hard-horizon's).
+# same with bid playouts to the next general scoring (hard-horizon's), "pbid:N" the search
+# whose playouts bid as the heuristic does (hard-pbid's).
 GAMES: list[tuple[str, dict[str, Any], int, list[str]]] = [
     ("yucata-4p", {"players": 4}, 1, ["ismcts:200", "frozen:200", "medium", "widened:200"]),
     ("box-5p-6-rounds", {"players": 5, "rounds": 6, "options": {"rule_set": "box"}}, 2,
-     ["frozen:120", "easy", "ismcts:120", "random", "medium"]),
+     ["frozen:120", "easy", "pbid:120", "random", "medium"]),
     ("yucata-2p-6-rounds", {"players": 2, "rounds": 6}, 3, ["medium", "horizon:300"]),
     # The learned evaluation (value.py) judging a search's playouts.
     ("yucata-3p-6-rounds", {"players": 3, "rounds": 6}, 4, ["learned:150", "medium", "easy"]),
@@ -56,6 +58,9 @@ def _bot(name: str, seed: int) -> Any:
     if base == "horizon":
         from elgrande.ai.ismcts import IsmctsBot
         return IsmctsBot(seed, iterations=int(budget), bid_widening=True, bid_horizon=True)
+    if base == "pbid":
+        from elgrande.ai.ismcts import IsmctsBot
+        return IsmctsBot(seed, iterations=int(budget), greedy_bids=True)
     return make_bot(name, seed)
 
 
