@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from elgrande.rules import (
     GameConfig,
@@ -75,3 +76,18 @@ def finished_game(players: int, seed: int = 0, rounds: int = 6) -> State:
             continue
         apply(state, rng.choice(legal_actions(state, to_act(state)[0])))
     return state
+
+
+def replayed_choices(name: str, state: State, seat: int, iterations: int) -> set[Any]:
+    """The choices two fresh bots of that name make in ``state`` with that budget: one
+    choice, if the bot replays exactly."""
+    from elgrande.ai import make_bot
+    from elgrande.ai.ismcts import IsmctsBot
+
+    choices = set()
+    for _ in range(2):
+        bot = make_bot(name, 3)
+        assert isinstance(bot, IsmctsBot)
+        bot.iterations = iterations
+        choices.add(bot.choose(state, seat))
+    return choices

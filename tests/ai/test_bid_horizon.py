@@ -22,6 +22,8 @@ from elgrande.rules import (
 )
 from elgrande.rules.state import BID, REVEAL
 
+from .positions import replayed_choices
+
 
 def _bid_in_round(label: int, players: int = 4, seed: int = 5) -> State:
     """The first bid of the round with that label, reached by seeded random play."""
@@ -104,10 +106,5 @@ def test_hard_horizon_is_hard_bid_with_the_horizon_and_replays_exactly() -> None
     state = _bid_in_round(2)
     seat = to_act(state)[0]
     seen = redact(state, seat)
-    choices = set()
-    for _ in range(2):
-        again = make_bot("hard-horizon", 3)
-        assert isinstance(again, IsmctsBot)
-        again.iterations = 60
-        choices.add(again.choose(seen, seat))
+    choices = replayed_choices("hard-horizon", seen, seat, 60)
     assert len(choices) == 1 and choices <= set(legal_actions(state, seat))

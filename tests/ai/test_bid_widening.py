@@ -10,7 +10,7 @@ from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate, utility
 from elgrande.ai.ismcts import BID_GROWTH, BID_WIDTH, IsmctsBot, Node, PlayoutPolicy, bid_ranking
 from elgrande.rules import apply, legal_actions, redact, to_act
 
-from .positions import positions_by_phase
+from .positions import positions_by_phase, replayed_choices
 
 
 def _bid_position(players: int = 4):
@@ -65,12 +65,7 @@ def test_hard_bid_is_hard_with_widened_bids_and_replays_exactly() -> None:
     assert (bot.iterations, bot.exploration, bot.value, bot.margin) == (
         hard.iterations, hard.exploration, hard.value, hard.margin)
     state, seat = _bid_position(5)
-    choices = set()
-    for _ in range(2):
-        again = make_bot("hard-bid", 3)
-        assert isinstance(again, IsmctsBot)
-        again.iterations = 120
-        choices.add(again.choose(state, seat))
+    choices = replayed_choices("hard-bid", state, seat, 120)
     assert len(choices) == 1 and choices <= set(legal_actions(state, seat))
 
 
@@ -99,10 +94,5 @@ def test_hard_pbid_is_hard_with_greedy_playout_bids_and_replays_exactly() -> Non
     # The same tree walk, other rewards: the bids after the tree's are no longer random.
     assert {a: c.total for a, c in plain.children.items()} != {
         a: c.total for a, c in greedy.children.items()}
-    choices = set()
-    for _ in range(2):
-        again = make_bot("hard-pbid", 3)
-        assert isinstance(again, IsmctsBot)
-        again.iterations = 120
-        choices.add(again.choose(state, seat))
+    choices = replayed_choices("hard-pbid", state, seat, 120)
     assert len(choices) == 1 and choices <= set(legal_actions(state, seat))
