@@ -85,8 +85,8 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # Not adopted (docs/ai.md, "Bids judged at the next general scoring": it lost to hard):
     # hard-bid whose bid playouts run on to the next general scoring.
     "hard-horizon": lambda seed: _learned(seed, 1500, bid_widening=True, bid_horizon=True),
-    # On trial (docs/ai.md, "Playouts that bid as the heuristic does"): hard whose playouts
-    # bid as the heuristic bot would, instead of at random.
+    # Not adopted (docs/ai.md, "Playouts that bid as the heuristic does": undecided and too
+    # slow): hard whose playouts bid as the heuristic bot would, instead of at random.
     "hard-pbid": lambda seed: _learned(seed, 1500, greedy_bids=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
