@@ -239,6 +239,10 @@ def _print_text(result: dict) -> None:
     print(f"load generator: CPU {client['cpu_s']} s ({client['cpu_percent']}% of a core); "
           f"event-loop lag (ms) p50 {lag['p50']}  p99 {lag['p99']}  max {lag['max']}")
     print(f"load average during the run: {result['load_average']}")
+    if result.get("machine_stolen_percent") is not None:
+        print(f"CPU time taken by the hypervisor while measuring: "
+              f"{result['machine_stolen_percent']}% (above a few per cent the figures "
+              f"measure the host)")
     if "memory" in result:
         memory = result["memory"]
         curve = "  ".join(f"{s['t']:.0f}s:{sum(x or 0 for x in s['rss_mb']):.0f}"

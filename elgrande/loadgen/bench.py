@@ -49,7 +49,7 @@ from .launch import ServerProcess
 from .memory import MemorySampler, rss_mb
 from .model import MODELS
 from .play import BenchConfig, Run, Slot, play_slot, watch_loop
-from .proc import cpu_seconds
+from .proc import cpu_seconds, machine_ticks, stolen_percent
 
 __all__ = ["BenchConfig", "drive", "percentile", "run"]
 
@@ -232,17 +232,22 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1,
             conn.send(start_at)
         time.sleep(max(0.0, start_at - time.time()))
         cpu_before = servers.cpu_s() if servers else 0.0
+        ticks_before = machine_ticks()
         with _progress(start_at, config.seconds):
             time.sleep(max(0.0, start_at + config.seconds - time.time()))
             cpu = servers.cpu_s() - cpu_before if servers else 0.0
             rss = servers.rss_mb() if servers else 0.0
+            stolen = stolen_percent(ticks_before, machine_ticks())
             parts = [_expect(conn, "done", 120.0) for conn in pipes]
     finally:
         for worker in workers:
             worker.join(timeout=10)
             if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
                 worker.terminate()
-    return _report(urls, config, clients, parts, max(warmups), servers, cpu, rss)
+    return {**_report(urls, config, clients, parts, max(warmups), servers, cpu, rss),
+            # A figure measured while the hypervisor took a third of the CPU measures
+            # the host, not the server (docs/bench.md, "Capacity").
+            "machine_stolen_percent": stolen}
 
 
 def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict[str, Any]],

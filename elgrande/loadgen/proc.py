@@ -1,5 +1,7 @@
 """What the operating system tells about a process (Linux ``/proc``): its CPU time, for
-the servers' CPU per committed move in ``bench server``. Memory: ``memory.rss_mb``."""
+the servers' CPU per committed move in ``bench server``, and the machine's CPU time taken
+by the hypervisor (a virtual machine's "steal"), which slows every figure of a run
+without showing in any process's CPU. Memory: ``memory.rss_mb``."""
 
 from __future__ import annotations
 
@@ -21,3 +23,26 @@ def cpu_seconds(pid: int) -> float | None:
     except (IndexError, ValueError):
         return None
     return (utime + stime) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_ticks(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
+    """The machine's CPU time so far, in clock ticks, all CPUs together: (stolen by the
+    hypervisor, total). None where the system does not say (no ``/proc/stat``)."""
+    try:
+        line = stat.read_text().split("\n", 1)[0]
+    except OSError:
+        return None
+    name, *values = line.split()
+    if name != "cpu" or len(values) < 8:
+        return None
+    ticks = [int(x) for x in values[:8]]  # user nice system idle iowait irq softirq steal
+    return ticks[7], sum(ticks)
+
+
+def stolen_percent(before: tuple[int, int] | None, after: tuple[int, int] | None
+                   ) -> float | None:
+    """The share of the machine's CPU time that the hypervisor took between two
+    ``machine_ticks`` readings, in per cent (None if either is missing or no time passed)."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return round(100 * (after[0] - before[0]) / (after[1] - before[1]), 1)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from pathlib import Path
 
 import pytest
 
 from elgrande.cli.loadgen import register_bench
 from elgrande.loadgen import bench
-from elgrande.loadgen.proc import cpu_seconds
+from elgrande.loadgen.proc import cpu_seconds, machine_ticks, stolen_percent
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -29,6 +30,7 @@ def test_a_short_bench_run_reports_moves_latency_and_no_errors() -> None:
     server = result["server"]
     assert server["cpu_s"] > 0 and server["cpu_ms_per_commit"] > 0
     assert server["rss_end_mb"] >= server["rss_idle_mb"] > 10
+    assert 0 <= result["machine_stolen_percent"] <= 100  # Linux: /proc/stat is there
 
 
 def test_the_live_model_reports_every_figure() -> None:
@@ -143,3 +145,21 @@ def test_percentiles() -> None:
     assert bench.percentile(values, 50) == 50
     assert bench.percentile(values, 99) == 99
     assert bench.percentile([], 50) is None
+
+
+def test_the_hypervisors_share_is_read_from_proc_stat(tmp_path: Path) -> None:
+    """The 8th number of /proc/stat's first line is the time stolen by the hypervisor:
+    a run whose host took a third of the CPU time says so."""
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 800 10 0 5 35 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n")
+    before = machine_ticks(stat)
+    assert before == (35, 1000)
+    stat.write_text("cpu  300 0 100 1000 10 0 5 235 0 0\n")
+    after = machine_ticks(stat)
+    assert after == (235, 1650)
+    assert stolen_percent(before, after) == pytest.approx(30.8)
+    assert stolen_percent(before, before) is None  # no time passed
+    assert machine_ticks(tmp_path / "absent") is None
+    assert stolen_percent(None, after) is None
+    real = machine_ticks()
+    assert real is not None and 0 <= real[0] <= real[1]
