@@ -32,10 +32,10 @@ def machine_ticks(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
         line = stat.read_text().split("\n", 1)[0]
     except OSError:
         return None
-    name, *values = line.split()
-    if name != "cpu" or len(values) < 8:
+    fields = line.split()
+    if len(fields) < 9 or fields[0] != "cpu" or not all(x.isdigit() for x in fields[1:9]):
         return None
-    ticks = [int(x) for x in values[:8]]  # user nice system idle iowait irq softirq steal
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
     return ticks[7], sum(ticks)
 
 

@@ -160,6 +160,10 @@ def test_the_hypervisors_share_is_read_from_proc_stat(tmp_path: Path) -> None:
     assert stolen_percent(before, after) == pytest.approx(30.8)
     assert stolen_percent(before, before) is None  # no time passed
     assert machine_ticks(tmp_path / "absent") is None
+    stat.write_text("")  # a file that does not say: no figure, no error
+    assert machine_ticks(stat) is None
+    stat.write_text("cpu  1 2 3\n")
+    assert machine_ticks(stat) is None
     assert stolen_percent(None, after) is None
     real = machine_ticks()
     assert real is not None and 0 <= real[0] <= real[1]
