@@ -244,15 +244,12 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1,
             worker.join(timeout=10)
             if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
                 worker.terminate()
-    return {**_report(urls, config, clients, parts, max(warmups), servers, cpu, rss),
-            # A figure measured while the hypervisor took a third of the CPU measures
-            # the host, not the server (docs/bench.md, "Capacity").
-            "machine_stolen_percent": stolen}
+    return _report(urls, config, clients, parts, max(warmups), servers, cpu, rss, stolen)
 
 
 def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict[str, Any]],
             warmup: float, servers: Servers | None, server_cpu: float,
-            server_rss: float) -> dict[str, Any]:
+            server_rss: float, stolen: float | None) -> dict[str, Any]:
     seconds = config.seconds
     total = {key: sum(part[key] for part in parts)
              for key in ("moves", "steps", "commits", "requests", "games_started",
@@ -315,6 +312,9 @@ def _report(urls: list[str], config: BenchConfig, clients: int, parts: list[dict
             "collections": total["collections"],
         },
         "load_average": [round(x, 2) for x in os.getloadavg()],
+        # A run while the hypervisor took a third of the CPU measures the host, not the
+        # server (docs/bench.md, "Capacity").
+        "machine_stolen_percent": stolen,
     }
 
 
