@@ -128,7 +128,7 @@ class GameSocketProtocol(asyncio.Protocol):
         elif not self.closed:
             self.ws.receive_data(data)
             self.heard, self.pinged = True, False
-            for event in self.ws.events_received():
+            for event in _taken(self.ws.events):
                 if isinstance(event, Frame):
                     self._frame(event)
             self._flush()
@@ -156,8 +156,10 @@ class GameSocketProtocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if self.other is not None:
             self.other.connection_lost(exc)
+            _let_go(getattr(self.other, "conn", None))  # (uvicorn's protocol holds it there)
             return
         self.closed = True
+        _let_go(self.ws)
         self.server_state.connections.discard(self)
         keepalive = _KEEPALIVES.get(self.loop)
         if keepalive is not None:
@@ -204,6 +206,7 @@ class GameSocketProtocol(asyncio.Protocol):
         path = request.path.partition("?")[0] if request is not None else ""
         found = GAME_PATH.fullmatch(path)
         if services is None or found is None:
+            _let_go(ws)  # (uvicorn's protocol parses the request again)
             self._hand_over(data)
             return
         self.ws = ws
@@ -314,6 +317,7 @@ class GameSocketProtocol(asyncio.Protocol):
         ws = ServerProtocol(state=State.OPEN, max_size=self.config.ws_max_size, logger=log)
         ws.extensions = handshake.extensions
         self.ws = ws
+        _let_go(handshake)
 
     def _reject(self, status: int, text: str) -> None:
         assert self.ws is not None
@@ -443,7 +447,7 @@ class GameSocketProtocol(asyncio.Protocol):
 
     def _flush(self) -> None:
         assert self.ws is not None and self.transport is not None
-        for data in self.ws.data_to_send():
+        for data in _taken(self.ws.writes):
             if data:
                 self.transport.write(data)
             else:  # the WebSocket is closed: so is the connection
@@ -475,6 +479,34 @@ class GameSocketProtocol(asyncio.Protocol):
             self._flush()
             self.pinged = True
         self.heard = False
+
+
+# Held sockets and the garbage collector. A server holding thousands of mostly idle pages
+# keeps their protocols in the collector's oldest generation; whatever new object such a
+# protocol keeps past a young collection is promoted, and the middle and full collections
+# that walk the promoted objects stop every page (docs/bench.md, "Capacity"). Two habits
+# of websockets' sans-I/O protocol did that with every message, keepalive pongs included.
+
+
+def _taken(pending: list[Any]) -> list[Any]:
+    """The events or writes waiting in a websockets protocol (``events``, ``writes``),
+    taken in place. Its ``events_received()`` and ``data_to_send()`` replace the list
+    with a new one, which lives until the next message and so is promoted each time."""
+    if not pending:
+        return []
+    taken = pending.copy()
+    pending.clear()
+    return taken
+
+
+def _let_go(ws: ServerProtocol | None) -> None:
+    """Ends the parser of a websockets protocol that reads nothing more (the handshake's,
+    once the open one takes over; a connection's, once it is lost). The parser is a
+    generator holding its protocol, a reference cycle: left running, a protocol let go
+    waits for the collector, usually in the oldest generation, where only a full
+    collection frees it. Ended, it is freed at once, with the request it parsed."""
+    if ws is not None:
+        ws.parser.close()
 
 
 def _first(headers: Any, name: str) -> str | None:

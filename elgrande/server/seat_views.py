@@ -105,7 +105,9 @@ class SeatViews:
     def __init__(self, lobby: Lobby, store: MatchStore) -> None:
         self.lobby = lobby
         self.store = store
-        self._events: dict[str, tuple[int, State, list[list[dict[str, Any]]]]] = {}
+        # per match: (entries replayed, the state after them frozen, their events); frozen,
+        # the state is not walked by the garbage collector (State.frozen)
+        self._events: dict[str, tuple[int, tuple[object, ...], list[list[dict[str, Any]]]]] = {}
         self._events_lock = threading.Lock()
         self._views: Lru[tuple[Any, ...], SeatState] = Lru(
             VIEW_CACHE_SIZE, budget=VIEW_CACHE_BYTES, weigh=_view_weight)
@@ -212,14 +214,18 @@ class SeatViews:
         with self._events_lock:
             cached = self._events.get(match.id)
             if cached is None or cached[0] > match.seq:
-                cached = (0, new_game(match.config), [])
-            seq, state, events = cached
-            for action in match.log.actions[seq:]:
-                produced: list[Event] = []
-                apply(state, action, produced)
-                events.append([event.to_dict() for event in produced])
+                cached = (0, new_game(match.config).frozen(), [])
+            seq, frozen, events = cached
+            added = match.log.actions[seq:]
+            if added:
+                state = State.thawed(frozen)
+                for action in added:
+                    produced: list[Event] = []
+                    apply(state, action, produced)
+                    events.append([event.to_dict() for event in produced])
+                frozen = state.frozen()
             self._events.pop(match.id, None)
-            self._events[match.id] = (match.seq, state, events)  # most recent last
+            self._events[match.id] = (match.seq, frozen, events)  # most recent last
             while len(self._events) > EVENT_CACHE_SIZE:
                 self._events.pop(next(iter(self._events)))
             return events[:match.seq]

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import gc
 import json
 import os
 import socket
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.server import ServerProtocol
 from websockets.sync.client import ClientConnection, connect
 
 from elgrande.server import game_sockets
@@ -186,6 +189,84 @@ def test_a_closed_page_leaves_nothing_behind(live: Live) -> None:
             time.monotonic() < deadline:
         time.sleep(0.02)
     assert not hub._subscribers and not sum(live.svc.sockets.open.values())
+
+
+def _server_protocols() -> list[ServerProtocol]:
+    """Every websockets server-side protocol in this process (the server's: the clients
+    here are websockets' client protocols), whether still reachable or not."""
+    return [found for found in gc.get_objects() if isinstance(found, ServerProtocol)]
+
+
+def _wait_until_unsubscribed(live: Live) -> None:
+    deadline = time.monotonic() + 20
+    while live.svc.hub._subscribers and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not live.svc.hub._subscribers
+
+
+def test_a_closed_pages_connection_is_freed_without_the_collector(live: Live) -> None:
+    # Held by nothing but their own reference cycles, a connection's protocols would wait
+    # for a collection, by then mostly in the oldest generation (game_sockets._let_go).
+    game_id, players = _game(live)
+    gc.collect()
+    gc.disable()  # only reference counting may free them
+    try:
+        with live.page(game_id, players[0]) as ws:
+            _state(ws)
+            ws.send(json.dumps({"type": "sync", "id": 1}))
+            _state(ws, 1)
+            # The page's protocol alone: the handshake's went once the page's took over.
+            made = [weakref.ref(found) for found in _server_protocols()]
+            assert len(made) == 1
+        _wait_until_unsubscribed(live)
+        deadline = time.monotonic() + 20
+        while any(ref() is not None for ref in made) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [ref() for ref in made] == [None] * len(made)
+    finally:
+        gc.enable()
+
+
+def test_a_closed_notice_socket_is_freed_without_the_collector(live: Live) -> None:
+    # Another path's socket, handed to uvicorn's own protocol: neither the protocol that
+    # read its request first nor uvicorn's waits for a collection.
+    anna = register(live.http, "anna")  # type: ignore[arg-type]
+    gc.collect()
+    gc.disable()
+    try:
+        with connect(f"{live.ws_url}/ws/me", additional_headers=anna.headers()) as me:
+            assert json.loads(me.recv(timeout=30))["type"] == "waiting"
+            made = [weakref.ref(found) for found in _server_protocols()]
+            assert len(made) == 1  # uvicorn's
+        deadline = time.monotonic() + 20
+        while any(ref() is not None for ref in made) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [ref() for ref in made] == [None]
+    finally:
+        gc.enable()
+
+
+def test_messages_leave_no_new_lists_in_a_held_protocol(live: Live) -> None:
+    # websockets' events_received() and data_to_send() would replace these lists with new
+    # ones at every message, keepalive pongs included: objects that live as long as the
+    # page is quiet, promoted past the young collections of an idle server each time.
+    game_id, players = _game(live)
+    with live.page(game_id, players[0]) as ws:
+        _state(ws)
+        ws.send(json.dumps({"type": "sync", "id": 1}))
+        _state(ws, 1)
+        (page,) = [found.ws for found in gc.get_objects()
+                   if isinstance(found, game_sockets.GameSocketProtocol) and found.page]
+        events, writes = page.events, page.writes
+        ws.send(json.dumps({"type": "sync", "id": 2}))
+        _state(ws, 2)
+        ws.ping().wait(timeout=30)  # (its pong is the server's: answered by its parser)
+        _keepalive_round()
+        _keepalive_round()  # a ping to the page, quiet since the round before
+        ws.send(json.dumps({"type": "sync", "id": 3}))
+        assert _state(ws, 3)
+        assert page.events is events and page.writes is writes
+        assert not events and not writes
 
 
 def _raw_page(live: Live, game_id: int) -> socket.socket:
