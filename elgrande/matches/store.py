@@ -132,12 +132,31 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _clone(draft: Draft) -> Draft:
-    """A draft to work on: its lists are copied; its states are never mutated."""
-    copy = Draft(draft.seat, draft.base_seq, draft.base)
-    copy.steps, copy.states, copy.redo_stack = (
-        list(draft.steps), list(draft.states), list(draft.redo_stack))
-    return copy
+@dataclass(frozen=True)
+class _KeptDraft:
+    """A draft as the cache keeps it: its states frozen (``State.frozen``), which the
+    garbage collector stops tracking, where a Draft's states are fourteen lists each;
+    every load thaws a copy of its own to work on."""
+
+    seat: int
+    base_seq: int
+    base: tuple[object, ...]
+    steps: tuple[Action, ...]
+    states: tuple[tuple[object, ...], ...]
+    redo_stack: tuple[Action, ...]
+    version: str  # draft_version of the draft kept
+
+    @classmethod
+    def of(cls, draft: Draft) -> _KeptDraft:
+        return cls(draft.seat, draft.base_seq, draft.base.frozen(), tuple(draft.steps),
+                   tuple(state.frozen() for state in draft.states), tuple(draft.redo_stack),
+                   draft_version(draft))
+
+    def thawed(self) -> Draft:
+        draft = Draft(self.seat, self.base_seq, State.thawed(self.base))
+        draft.steps, draft.redo_stack = list(self.steps), list(self.redo_stack)
+        draft.states = [State.thawed(state) for state in self.states]
+        return draft
 
 
 class _WholeTurn(Exception):
@@ -184,7 +203,7 @@ class MatchStore:
         self._committed: Lru[str, _Committed] = Lru(
             CACHE_SIZE, budget=COMMITTED_CACHE_BYTES,
             weigh=lambda _, c: ENTRY_BYTES * len(c.log) + STATE_BYTES)
-        self._drafts: Lru[tuple[str, int], tuple[DraftSig, Draft]] = Lru(
+        self._drafts: Lru[tuple[str, int], tuple[DraftSig, _KeptDraft]] = Lru(
             CACHE_SIZE * 5, budget=DRAFT_CACHE_BYTES,
             weigh=lambda _, d: STATE_BYTES * (1 + len(d[1].states)) + 100 * len(d[1].steps))
         self._fast = PlainSql(self.engine.dialect.name, _FAST_SQL)
@@ -256,9 +275,9 @@ class MatchStore:
         draft = None
         if seat is not None and version:
             cached = self._drafts.get((match_id, seat))
-            if cached is None or draft_version(cached[1]) != version:
+            if cached is None or cached[1].version != version:
                 return None
-            draft = _clone(cached[1])
+            draft = cached[1].thawed()
         match = Match(match_id, fixed.config, fixed.seed, committed.log,
                       State.thawed(committed.state), fixed.created_at, commitment=fixed.commitment)
         if draft is not None:
@@ -333,7 +352,7 @@ class MatchStore:
         except _WholeTurn:
             # A step that opens or answers a veto window is a whole turn (docs/matches.md).
             return self._finish(match_id, seat, base_seq, run, within, check)
-        self._drafts.put((match_id, seat), (draft_sig(draft), _clone(draft)))
+        self._drafts.put((match_id, seat), (draft_sig(draft), _KeptDraft.of(draft)))
         self.broker.publish(MatchEvent(match_id, match.seq, "draft", seat,
                                        ((seat, draft_version(draft)),)))
         return match
@@ -388,7 +407,7 @@ class MatchStore:
             raise GameMovedOn(fresh, seat, base) from exc
         self._committed.put(match_id, _Committed(match.log, match.state.frozen()))
         for other in match.drafts.values():
-            self._drafts.put((match_id, other.seat), (draft_sig(other), _clone(other)))
+            self._drafts.put((match_id, other.seat), (draft_sig(other), _KeptDraft.of(other)))
         versions = tuple((s, draft_version(match.drafts.get(s)))
                          for s in range(match.config.players))
         self.broker.publish(MatchEvent(match_id, match.seq, "commit", seat, versions, base,
@@ -525,14 +544,14 @@ class MatchStore:
         """The seat's draft as stored (``sig``), from the cache when it is the same."""
         cached = self._drafts.get((match.id, seat))
         if cached is not None and cached[0] == sig and sig[0] == match.seq:
-            return _clone(cached[1])
+            return cached[1].thawed()
         # Snapshots are re-derived by replaying the steps on the committed head.
         draft = Draft(seat, match.seq, match.state)
         draft.steps = [parse_action(a) for a in sig[1]]
         draft.redo_stack = [parse_action(a) for a in sig[2]]
         draft.rebase(match.seq, match.state)
         if sig[0] == match.seq:  # a draft rebased here is not what is stored
-            self._drafts.put((match.id, seat), (sig, _clone(draft)))
+            self._drafts.put((match.id, seat), (sig, _KeptDraft.of(draft)))
         return draft
 
     def _add_commit(

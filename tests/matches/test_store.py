@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from typing import Any
 
@@ -286,3 +287,44 @@ def test_another_store_follows_commits_from_their_notices_alone(db_url: str) -> 
     assert reader.load(match_id).seq == writer_store.load(match_id).seq
     for store in (writer_store, reader, fresh):
         store.close()
+
+
+def _walked_by_the_collector(root: object) -> list[object]:
+    """Every mutable container the garbage collector would walk from ``root``."""
+    seen, found, todo = set(), [], [root]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, type):  # not into classes and modules
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, dict, set)) or type(obj).__name__ == "State":
+            found.append(obj)
+        todo.extend(gc.get_referents(obj))
+    return found
+
+
+def test_a_cached_draft_holds_no_lists_and_each_load_works_on_its_own_copy(
+    db_url: str,
+) -> None:
+    store = MatchStore(db_url)
+    match_id = store.create(GameConfig(players=3), seed="kept-draft")
+    while True:  # until some seat's turn takes three or more steps
+        seat = store.view(match_id, None).to_act[0]
+        view = store.view(match_id, seat)
+        steps = 0
+        while view.legal and steps < 3:
+            view, steps = store.step(match_id, seat, view.legal[0]), steps + 1
+        if steps == 3:
+            break
+        store.finish(match_id, seat)
+    kept = store._drafts.get((match_id, seat))
+    assert kept is not None and len(kept[1].states) == 3
+    # Thousands of open games keep their drafts here: as tuples the collector skips them.
+    assert _walked_by_the_collector(kept[1]) == []
+    first = store.load_seat(match_id, seat).drafts[seat]
+    first.states[-1].scores[0] += 99  # a load's copy is its own: the cache is untouched
+    first.steps.pop()
+    again = store.load_seat(match_id, seat).drafts[seat]
+    assert len(again.steps) == 3 and again.states[-1] != first.states[-1]
+    assert store.undo(match_id, seat).to_dict() == store.view(match_id, seat).to_dict()
+    store.close()
