@@ -150,11 +150,21 @@ def scorings_left(s: State) -> tuple[int, int]:
 
 def evaluate(s: State, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Expected final points per seat (a heuristic, not a promise)."""
+    values, rounds = board_values(s, w)
+    if rounds is not None:
+        add_reserves(s, values, rounds, w)
+    return values
+
+
+def board_values(s: State, w: Weights = DEFAULT_WEIGHTS) -> tuple[list[float], int | None]:
+    """The part of ``evaluate`` a bid cannot change (the scores, the regions, the
+    Castillo) and the rounds left, None when no general scoring is left: then the values
+    are final and ``add_reserves`` is not called."""
     n = s.n
     values = [float(v) for v in s.scores]
     generals, rounds = scorings_left(s)
     if generals == 0:
-        return values
+        return values, None
     region_weight = w.next_scoring + w.later_scoring * (generals - 1) + w.special_per_round * rounds
     cab, tiles, king, grande = s.cab, s.tiles, s.king, s.grande
     region_points = []
@@ -176,16 +186,37 @@ def evaluate(s: State, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
             if cas[p]:
                 gain = _release_gain(s, p, cas[p], region_points)
                 values[p] += w.castillo_release * gen_weight * gain
-    # Reserves: Caballeros that can still reach the board before the game ends.
+    return values, rounds
+
+
+def add_reserves(s: State, values: list[float], rounds: int, w: Weights) -> None:
+    """The rest of ``evaluate``: Caballeros that can still reach the board before the
+    game ends, the power cards in hand and, while bidding, the turn order bought."""
+    _add_reserves(s, values, rounds, w, s.active, s.bids, s.hand)
+
+
+def add_bid_reserves(s: State, values: list[float], rounds: int, w: Weights,
+                     seat: int, bid: int) -> None:
+    """``add_reserves`` of the state after ``seat`` bids ``bid`` when another seat is
+    still to bid (so the bidding goes on), without making that state: only the seat's
+    bid and hand change."""
+    bids, hand = list(s.bids), list(s.hand)
+    bids[seat] = bid
+    hand[seat] &= ~(1 << bid)
+    _add_reserves(s, values, rounds, w, s.active, bids, hand)
+
+
+def _add_reserves(s: State, values: list[float], rounds: int, w: Weights, active: int,
+                  bids: list[int], hand: list[int]) -> None:
+    n = s.n
     finished = _finished_turns(s)
-    pending = _pending_recruits(s, finished)
+    pending = _pending_recruits(s, finished, active, bids)
     for p in range(n):
         turns_left = rounds - (1 if p in finished else 0)
         if turns_left > 0:
             values[p] += w.court * min(s.court[p] + pending[p], 5 * turns_left)
         values[p] += w.provinces * min(s.provinces[p], 6 * max(rounds - 1, 0)) / 6
-    _add_tempo_and_hand(s, values, rounds, w)
-    return values
+    _add_tempo_and_hand(s, values, rounds, w, bids, hand)
 
 
 def _release_gain(s: State, p: int, k: int, region_points: list[list[int]]) -> float:
@@ -215,33 +246,34 @@ def _finished_turns(s: State) -> set[int]:
     return set(s.order[: s.turn])
 
 
-def _pending_recruits(s: State, finished: set[int]) -> list[int]:
+def _pending_recruits(s: State, finished: set[int], active: int, bids: list[int]) -> list[int]:
     """Caballeros each seat will still recruit this round from the power card it played."""
     n = s.n
     pending = [0] * n
     for p in range(n):
-        bid = s.bids[p]
+        bid = bids[p]
         if not bid or p in finished:
             continue
-        if p == s.active and s.phase not in (RECRUIT, RECALL):
+        if p == active and s.phase not in (RECRUIT, RECALL):
             continue
         pending[p] = min(RECRUITS_BY_POWER[bid], s.provinces[p])
     return pending
 
 
-def _add_tempo_and_hand(s: State, values: list[float], rounds: int, w: Weights) -> None:
+def _add_tempo_and_hand(s: State, values: list[float], rounds: int, w: Weights,
+                        bids: list[int], hand: list[int]) -> None:
     n = s.n
     if s.phase == BID:
         # An early turn is worth having: rank the bids made so far.
-        played = sorted((b for b in s.bids if b), reverse=True)
+        played = sorted((b for b in bids if b), reverse=True)
         for p in range(n):
-            b = s.bids[p]
+            b = bids[p]
             if b:
                 rank = played.index(b)
                 values[p] += w.tempo * (1 - rank / max(1, n - 1)) * (b / 13)
     future = max(rounds - 1, 0)
     for p in range(n):
-        total, count = _HAND[s.hand[p] & _HAND_MASK]
+        total, count = _HAND[hand[p] & _HAND_MASK]
         if count:
             values[p] += w.hand * total * min(1.0, future / count)
 

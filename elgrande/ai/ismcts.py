@@ -57,9 +57,12 @@ from .base import Bot
 from .evaluate import (
     DEFAULT_WEIGHTS,
     Weights,
+    add_bid_reserves,
+    add_reserves,
     area_awards,
     area_points,
     awards,
+    board_values,
     evaluate,
     seat_points,
     utility,
@@ -442,12 +445,23 @@ class IsmctsBot(Bot):
 
 def bid_ranking(s: State, seat: int, legal: list[Action], weights: Weights) -> list[Action]:
     """The seat's bids, best first as the heuristic bot judges them: the seat's evaluated
-    lead after each bid (ties in the order given)."""
+    lead after each bid (ties in the order given). A bid moves no Caballero and scores
+    nothing, so the board's part of the evaluation is computed once for all of them
+    (``board_values``), and only the last bid of the round, which sets the turn order,
+    is played on a copy: the same values as ``evaluate`` after each bid, at a fraction of
+    the cost (playouts rank every bid they make)."""
+    board, rounds = board_values(s, weights)
+    last = s.turn + 1 == s.n
     ranked = []
     for i, a in enumerate(legal):
-        c = s.copy()
-        apply(c, a)
-        ranked.append((utility(evaluate(c, weights), seat), -i, a))
+        values = list(board)
+        if rounds is not None and not last:
+            add_bid_reserves(s, values, rounds, weights, seat, a.arg)
+        elif rounds is not None:
+            c = s.copy()
+            apply(c, a)
+            add_reserves(c, values, rounds, weights)
+        ranked.append((utility(values, seat), -i, a))
     ranked.sort(reverse=True)
     return [a for _v, _i, a in ranked]
 

@@ -84,7 +84,7 @@ def features(s: State) -> list[list[float]]:
             if cas[p] and generals:
                 out[p][3] = _release_gain(s, p, cas[p], region_points)
     finished = _finished_turns(s)
-    pending = _pending_recruits(s, finished)
+    pending = _pending_recruits(s, finished, s.active, s.bids)
     future = max(rounds - 1, 0)
     played = sorted((b for b in s.bids if b), reverse=True) if s.phase == BID else []
     for p in range(n):

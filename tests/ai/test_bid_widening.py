@@ -6,9 +6,28 @@ from __future__ import annotations
 import random
 
 from elgrande.ai import make_bot
-from elgrande.ai.evaluate import DEFAULT_WEIGHTS, evaluate, utility
+from elgrande.ai.evaluate import (
+    DEFAULT_WEIGHTS,
+    add_bid_reserves,
+    add_reserves,
+    board_values,
+    evaluate,
+    utility,
+)
 from elgrande.ai.ismcts import BID_GROWTH, BID_WIDTH, IsmctsBot, Node, PlayoutPolicy, bid_ranking
-from elgrande.rules import apply, legal_actions, redact, to_act
+from elgrande.rules import (
+    GameConfig,
+    Options,
+    apply,
+    is_chance,
+    is_terminal,
+    legal_actions,
+    new_game,
+    redact,
+    sample_chance,
+    to_act,
+)
+from elgrande.rules.state import BID
 
 from .positions import positions_by_phase, replayed_choices
 
@@ -96,3 +115,39 @@ def test_hard_pbid_is_hard_with_greedy_playout_bids_and_replays_exactly() -> Non
         a: c.total for a, c in greedy.children.items()}
     choices = replayed_choices("hard-pbid", state, seat, 120)
     assert len(choices) == 1 and choices <= set(legal_actions(state, seat))
+
+
+def test_the_ranking_shares_the_boards_evaluation_and_gives_evaluates_values() -> None:
+    """Every bid of random games (2 to 5 players, both rule sets, first to last bidder,
+    every round): the board's part once plus each bid's reserves (made without a copy
+    while the bidding goes on) is ``evaluate`` after it."""
+    checked = last_bidders = 0
+    for players, rule_set, seed in ((2, "yucata", 1), (3, "box", 2), (4, "yucata", 3),
+                                    (5, "box", 4)):
+        rng = random.Random(seed)
+        s = new_game(GameConfig(players, options=Options.preset(rule_set)))
+        while not is_terminal(s):
+            if is_chance(s):
+                apply(s, sample_chance(s, rng))
+                continue
+            seat = to_act(s)[0]
+            legal = legal_actions(s, seat)
+            if s.phase == BID:
+                board, rounds = board_values(s, DEFAULT_WEIGHTS)
+                assert rounds is not None
+                for a in legal:
+                    c = s.copy()
+                    apply(c, a)
+                    values = list(board)
+                    add_reserves(c, values, rounds, DEFAULT_WEIGHTS)
+                    assert values == evaluate(c, DEFAULT_WEIGHTS)
+                    if c.phase == BID:  # the bidding goes on: no copy needed
+                        values = list(board)
+                        add_bid_reserves(s, values, rounds, DEFAULT_WEIGHTS, seat, a.arg)
+                        assert values == evaluate(c, DEFAULT_WEIGHTS)
+                    else:
+                        last_bidders += 1
+                    checked += 1
+                assert bid_ranking(s, seat, legal, DEFAULT_WEIGHTS) == _heuristic_order(s, seat)
+            apply(s, rng.choice(legal))
+    assert checked > 1000 and last_bidders > 100
