@@ -201,6 +201,9 @@ def cmd_bench_server(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"elgrande bench server: {exc}", file=sys.stderr)
         return 2
+    except bench.BenchError as exc:
+        print(f"elgrande bench server: error: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(result))
     else:

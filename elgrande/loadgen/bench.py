@@ -54,6 +54,12 @@ from .proc import cpu_seconds, machine_ticks, stolen_percent
 __all__ = ["BenchConfig", "drive", "percentile", "run"]
 
 WARMUP_LIMIT = 1800.0  # seconds the warm-up may take before the run is given up
+REPORT_LIMIT = 120.0  # seconds from the window's end to every client's report, at most
+CLOSE_LIMIT = 60.0  # seconds a client closes its pages after its report, at most
+
+
+class BenchError(RuntimeError):
+    """The run could not be measured (a client process failed or went silent)."""
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -102,9 +108,12 @@ async def _client(conn: Connection, urls: list[str], config: BenchConfig,
     if own_process:
         gc.enable()
     games = [slot.game for slot in slots if slot.game is not None]
-    await asyncio.gather(*tasks, watcher)
+    # The tallies are complete once every slot has settled its last commits; closing
+    # thousands of pages' WebSockets after that took minutes on a busy machine, so the
+    # report is sent first and the closing gets a bounded time of its own.
+    await asyncio.gather(*(slot.settled.wait() for slot in slots), watcher)
     tally = run.tally
-    return {"warmup": warmup, "moves": tally.moves, "steps": tally.steps,
+    result = {"warmup": warmup, "moves": tally.moves, "steps": tally.steps,
             "commits": tally.commits, "requests": tally.requests,
             "games_started": tally.games_started, "games_finished": tally.games_finished,
             "open_games": len(games), "spectators": sum(len(g.spectators) for g in games),
@@ -112,6 +121,10 @@ async def _client(conn: Connection, urls: list[str], config: BenchConfig,
             "request_ms": tally.request_ms, "conflicts": tally.conflicts,
             "errors": tally.errors, "cpu_s": cpu, "lags_ms": lags,
             "collections": collections}
+    await asyncio.to_thread(conn.send, ("done", result))
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), CLOSE_LIMIT)
+    return result
 
 
 def _collections() -> int:
@@ -140,7 +153,7 @@ def _client_main(conn: Connection, urls: list[str], config: BenchConfig, indices
         # machine of its own would (here they share the cores with the servers).
         os.nice(config.client_nice)
     try:
-        conn.send(("done", _run_loop(_client(conn, urls, config, indices, own_process))))
+        _run_loop(_client(conn, urls, config, indices, own_process))  # reports "done" itself
     except Exception as exc:
         with contextlib.suppress(Exception):
             conn.send(("failed", f"{type(exc).__name__}: {exc}"))
@@ -150,13 +163,14 @@ def _client_main(conn: Connection, urls: list[str], config: BenchConfig, indices
 
 def _expect(conn: Connection, kind: str, timeout: float) -> Any:
     if not conn.poll(timeout):
-        raise RuntimeError(f"a client did not report '{kind}' within {timeout:.0f} s")
+        raise BenchError(f"a client process did not report '{kind}' within {timeout:.0f} s "
+                         "(an overloaded machine: try fewer --games or more --clients)")
     try:
         got, value = conn.recv()
     except EOFError:
-        raise RuntimeError("a client process ended without a report") from None
+        raise BenchError("a client process ended without a report") from None
     if got != kind:
-        raise RuntimeError(f"a client failed: {value}")
+        raise BenchError(f"a client failed: {value}")
     return value
 
 
@@ -238,7 +252,7 @@ def drive(urls: list[str], config: BenchConfig, clients: int = 1,
             cpu = servers.cpu_s() - cpu_before if servers else 0.0
             rss = servers.rss_mb() if servers else 0.0
             stolen = stolen_percent(ticks_before, machine_ticks())
-            parts = [_expect(conn, "done", 120.0) for conn in pipes]
+            parts = [_expect(conn, "done", REPORT_LIMIT) for conn in pipes]
     finally:
         for worker in workers:
             worker.join(timeout=10)

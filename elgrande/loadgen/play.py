@@ -351,6 +351,7 @@ class Slot:
 
     index: int
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    settled: asyncio.Event = field(default_factory=asyncio.Event)  # its tallies are final
     game: Game | None = None  # the game under way (None between two)
 
 
@@ -394,12 +395,15 @@ async def play_slot(run: Run, slot: Slot) -> None:
                         tally.games_finished += 1
                 await _settle(run, game)  # latencies need the WebSockets: before closing
             finally:
+                if run.over():
+                    slot.settled.set()  # the report need not wait for the closing
                 await _close(game.pages)
                 if not run.over():  # at the end it still counts as open
                     slot.game = None
             number += 1
     finally:
         slot.ready.set()  # a failed slot does not hold the others' start up
+        slot.settled.set()
 
 
 async def _settle(run: Run, game: Game) -> None:

@@ -4,6 +4,7 @@ hand, see docs/bench.md)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -31,6 +32,35 @@ def test_a_short_bench_run_reports_moves_latency_and_no_errors() -> None:
     assert server["cpu_s"] > 0 and server["cpu_ms_per_commit"] > 0
     assert server["rss_end_mb"] >= server["rss_idle_mb"] > 10
     assert 0 <= result["machine_stolen_percent"] <= 100  # Linux: /proc/stat is there
+
+
+def test_the_report_does_not_wait_for_the_pages_closing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing thousands of WebSockets took minutes on a busy machine, and the run was
+    given up for a report that waited on it: the tallies are sent first. Here no page
+    ever finishes closing, yet the report comes, and the closing is given up after its
+    own limit."""
+    from elgrande.loadgen import play
+
+    runs: list[play.Run] = []
+    real_init, real_close = play.Run.__init__, play._close
+
+    def remembered(self: play.Run, *args: object) -> None:
+        real_init(self, *args)  # type: ignore[arg-type]
+        runs.append(self)
+
+    async def never_closes_at_the_end(clients: list[play.SeatClient]) -> None:
+        if runs[-1].over():  # (games finished during the window close as usual)
+            await asyncio.Event().wait()
+        await real_close(clients)
+
+    monkeypatch.setattr(play.Run, "__init__", remembered)
+    monkeypatch.setattr(play, "_close", never_closes_at_the_end)
+    monkeypatch.setattr(bench, "REPORT_LIMIT", 15.0)
+    monkeypatch.setattr(bench, "CLOSE_LIMIT", 0.5)
+    result = bench.run(games=2, processes=1, players=2, rounds=6, seconds=2,
+                       database_url=None, pubsub_url=None, urls=None)
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["moves"] > 0 and result["open_games"] == 2
 
 
 def test_the_live_model_reports_every_figure() -> None:
@@ -116,6 +146,20 @@ def test_the_command_line() -> None:
     assert (args.model, args.live_fraction, args.spectators, args.reconnects_per_hour,
             args.think_scale, args.stagger, args.seed) == ("daily", 0.25, 1.5, 0.0, 0.1,
                                                            False, 9)
+
+
+def test_a_run_that_cannot_be_measured_says_so_without_a_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from elgrande.cli import main
+
+    def silent_client(**_: object) -> None:
+        raise bench.BenchError("a client process did not report 'done' within 120 s")
+
+    monkeypatch.setattr(bench, "run", silent_client)
+    assert main(["bench", "server", "--games", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("elgrande bench server: error: a client process did not report 'done' "
+                   "within 120 s\n")
 
 
 @pytest.mark.parametrize("bad", [["--model", "busy"], ["--live-fraction", "1.5"],
