@@ -40,6 +40,20 @@ def test_numbers_plurals_and_the_pseudo_language() -> None:
     assert "%(number)s" in pseudo("Seat %(number)s") and "<b>" in pseudo("<b>x</b>")
 
 
+def test_remembered_numbers_stay_in_each_language() -> None:
+    """Integers are formatted once per language and value (Babel is slow): the same
+    number asked in turn in each language comes out as that language writes it, as
+    Babel itself writes it, and a float is still formatted in full."""
+    from babel import numbers
+    for _ in range(2):
+        for code, thousand in (("en", "1,234"), ("de", "1.234"), ("fr", "1\u202f234")):
+            with using(code):
+                assert format_number(1234) == thousand
+                for n in (-7, 0, 3, 99, 1_000_000):
+                    assert format_number(n) == numbers.format_decimal(n, locale=code)
+                assert format_number(2.5) == numbers.format_decimal(2.5, locale=code)  # type: ignore[arg-type]
+
+
 def test_pages_follow_accept_language_and_the_switch(client: TestClient) -> None:
     german = client.get("/", headers={"accept-language": "de"})
     assert '<html lang="de"' in german.text and "Anmelden" in german.text

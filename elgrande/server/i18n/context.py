@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 from babel import dates, numbers
@@ -58,7 +59,16 @@ def N_(message: str) -> str:
 
 
 def format_number(value: int) -> str:
+    if type(value) is int:
+        return _integer(current().code, value)
     return numbers.format_decimal(value, locale=current().locale)
+
+
+@lru_cache(maxsize=4096)
+def _integer(code: str, value: int) -> str:
+    # Babel takes tens of microseconds a number, and every view and page formats the
+    # same few counts (points, Caballeros, rounds) over and over.
+    return numbers.format_decimal(value, locale=lang_for(code).locale)
 
 
 def format_decimal(value: float, pattern: str | None = None) -> str:
