@@ -60,6 +60,17 @@ def state_key(s: State) -> tuple:
     )
 
 
+class TurnEnd:
+    """One way to end a turn: its value to the seat, its actions, the position after."""
+
+    __slots__ = ("value", "actions", "state")
+
+    def __init__(self, value: float, actions: list[Action], state: State) -> None:
+        self.value = value
+        self.actions = actions
+        self.state = state
+
+
 class HeuristicBot(Bot):
     name = "heuristic"
 
@@ -108,8 +119,22 @@ class HeuristicBot(Bot):
 
     def plan_turn(self, root: State, seat: int, rng: random.Random) -> list[Action]:
         """The best atomic action sequence from here to the end of the seat's turn."""
+        ends, unfinished = self.turn_ends(root, seat, rng)
+        best: TurnEnd | None = None
+        for end in ends:  # the first of the best, in the order the search met them
+            if best is None or end.value > best.value:
+                best = end
+        if best is None:  # the turn did not end within the depth limit: follow the beam
+            return unfinished if unfinished else [legal_actions(root, seat)[0]]
+        return best.actions
+
+    def turn_ends(self, root: State, seat: int, rng: random.Random
+                  ) -> tuple[list[TurnEnd], list[Action]]:
+        """Every way the beam search found to end the seat's turn, valued, in the order
+        met; and the beam's best unfinished sequence (for a turn longer than the depth
+        limit)."""
         beam: list[tuple[State, list[Action]]] = [(root, [])]
-        best: tuple[float, list[Action]] | None = None
+        ends: list[TurnEnd] = []
         seen: set[tuple] = set()
         for _depth in range(MAX_TURN_DEPTH):
             children: list[tuple[float, State, list[Action]]] = []
@@ -122,8 +147,7 @@ class HeuristicBot(Bot):
                         v = self.final_value(c, seat, rng)
                         if self.noise:
                             v += rng.gauss(0.0, self.noise)
-                        if best is None or v > best[0]:
-                            best = (v, seq)
+                        ends.append(TurnEnd(v, seq, c))
                         continue
                     key = state_key(c)
                     if key in seen:
@@ -134,9 +158,7 @@ class HeuristicBot(Bot):
                 break
             children.sort(key=lambda t: -t[0])
             beam = [(c, seq) for _v, c, seq in children[: self.beam]]
-        if best is None:  # the turn did not end within the depth limit: follow the beam
-            return beam[0][1] if beam[0][1] else [legal_actions(root, seat)[0]]
-        return best[1]
+        return ends, beam[0][1]
 
     def secret_choice(self, visible: State, seat: int, legal: list[Action],
                       rng: random.Random) -> Action:

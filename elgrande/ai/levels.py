@@ -2,10 +2,10 @@
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
-``hard-bid``, ``hard-horizon``, ``hard-pbid``), a bot with an iteration budget (``ismcts:500``,
-``learned:500``, ``learned-g:500``) or a
-frozen bot (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength
-tests). Budgets are counted in iterations, never in seconds, so games replay exactly.
+``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``), a bot with an iteration budget
+(``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-plan:4500``) or a frozen bot
+(``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests).
+Budgets are counted in iterations, never in seconds, so games replay exactly.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .base import Bot, RandomBot
 from .frozen import hard_2026_12
 from .heuristic import HeuristicBot
 from .ismcts import IsmctsBot
+from .plans import PlanBot
 from .value import load_model
 
 
@@ -48,6 +49,12 @@ def _learned(seed: int, iterations: int, **variant: Any) -> IsmctsBot:
 
 def _learned_greedy(seed: int, iterations: int) -> IsmctsBot:
     return _learned(seed, iterations, greedy_secrets=True)
+
+
+def _planned(seed: int, iterations: int) -> PlanBot:
+    """hard's search and evaluation, its own turns chosen as whole plans (plans.py)."""
+    return PlanBot(seed, iterations=iterations, exploration=LEARNED_EXPLORATION,
+                   value=load_model())
 
 
 LEVELS: dict[str, Level] = {
@@ -88,6 +95,9 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # Not adopted (docs/ai.md, "Playouts that bid as the heuristic does": undecided and too
     # slow): hard whose playouts bid as the heuristic bot would, instead of at random.
     "hard-pbid": lambda seed: _learned(seed, 1500, greedy_bids=True),
+    # On trial (docs/ai.md, "Whole-turn plans"): hard whose own turns are chosen among
+    # the heuristic's best few whole turns by sequential halving over its playouts.
+    "hard-plan": lambda seed: _planned(seed, 1500),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -103,7 +113,7 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
-    elif base in ("ismcts", "learned", "learned-g") and budget:
+    elif base in ("ismcts", "learned", "learned-g", "hard-plan") and budget:
         try:
             iterations = int(budget)
         except ValueError:
@@ -114,12 +124,15 @@ def make_bot(name: str, seed: int = 0) -> Bot:
             bot = _learned(seed, iterations)
         elif base == "learned-g":
             bot = _learned_greedy(seed, iterations)
+        elif base == "hard-plan":
+            bot = _planned(seed, iterations)
         else:
             bot = IsmctsBot(seed, iterations=iterations)
     elif base in BOTS and not budget:
         bot = BOTS[base](seed)
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
-                         "or ismcts:ITERATIONS, learned:ITERATIONS or learned-g:ITERATIONS")
+                         "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS or "
+                         "hard-plan:PLAYOUTS")
     bot.name = name
     return bot

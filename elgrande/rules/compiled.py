@@ -55,7 +55,8 @@ BUILD_ROOT = SOURCE_DIR.parents[1] / "build" / "compiled-engine"
 #: search (evaluation, playouts, the ISMCTS tree) and the frozen baseline's copy of it,
 #: which duels play most. ``ai/base.py`` too: the bots' classes derive from its ``Bot``,
 #: and a compiled class can only derive from a compiled one.
-BOT_SEARCH = ("ai/base.py", "ai/evaluate.py", "ai/heuristic.py", "ai/ismcts.py", "ai/value.py",
+BOT_SEARCH = ("ai/base.py", "ai/evaluate.py", "ai/heuristic.py", "ai/ismcts.py", "ai/plans.py",
+              "ai/value.py",
               "ai/frozen/hard_2026_12/evaluate.py", "ai/frozen/hard_2026_12/ismcts.py")
 #: The build's record of what it was made from, next to the compiled modules.
 MANIFEST = "manifest.json"

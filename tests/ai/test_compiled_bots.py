@@ -42,6 +42,8 @@ GAMES: list[tuple[str, dict[str, Any], int, list[str]]] = [
     ("yucata-2p-6-rounds", {"players": 2, "rounds": 6}, 3, ["medium", "horizon:300"]),
     # The learned evaluation (value.py) judging a search's playouts.
     ("yucata-3p-6-rounds", {"players": 3, "rounds": 6}, 4, ["learned:150", "medium", "easy"]),
+    # The search over whole-turn plans (hard-plan's), judged by the learned evaluation.
+    ("yucata-3p-6-rounds-plans", {"players": 3, "rounds": 6}, 5, ["plan:150", "medium", "easy"]),
 ]
 
 
@@ -58,6 +60,10 @@ def _bot(name: str, seed: int) -> Any:
     if base == "horizon":
         from elgrande.ai.ismcts import IsmctsBot
         return IsmctsBot(seed, iterations=int(budget), bid_widening=True, bid_horizon=True)
+    if base == "plan":
+        from elgrande.ai.plans import PlanBot
+        from elgrande.ai.value import load_model
+        return PlanBot(seed, iterations=int(budget), exploration=0.7, value=load_model())
     if base == "pbid":
         from elgrande.ai.ismcts import IsmctsBot
         return IsmctsBot(seed, iterations=int(budget), greedy_bids=True)
@@ -102,11 +108,11 @@ def trace() -> dict[str, Any]:
     """What this process's bots record: the engine, the files of the bots' modules, and
     every decision of every game."""
     import elgrande.rules as rules
-    from elgrande.ai import base, evaluate, heuristic, ismcts, value
+    from elgrande.ai import base, evaluate, heuristic, ismcts, plans, value
     from elgrande.ai.frozen.hard_2026_12 import evaluate as frozen_evaluate
     from elgrande.ai.frozen.hard_2026_12 import ismcts as frozen_ismcts
 
-    modules = (base, evaluate, heuristic, ismcts, value, frozen_evaluate, frozen_ismcts)
+    modules = (base, evaluate, heuristic, ismcts, plans, value, frozen_evaluate, frozen_ismcts)
     return {"engine": rules.ENGINE, "files": [m.__file__ for m in modules],
             "games": {label: _game(config, seed, bots) for label, config, seed, bots in GAMES}}
 
