@@ -324,6 +324,8 @@ async def _new_game(run: Run, slot: int, rng: random.Random) -> tuple[list[SeatC
             spectators.append(spectator)
             spectator.game_id = game_id
             await spectator.connect()
+        for client in [*seats, *spectators]:  # from now on they talk over their WebSockets
+            await client.close_idle_connections()
     except BaseException:
         await _close([*seats, *spectators])
         raise
@@ -331,12 +333,26 @@ async def _new_game(run: Run, slot: int, rng: random.Random) -> tuple[list[SeatC
 
 
 def _describe(exc: Exception) -> str:
-    """The exception, with the request it failed on if it is an HTTP one."""
+    """The exception, with the request it failed on if it is an HTTP one and the system's
+    errors beneath it ("All connection attempts failed" does not say which)."""
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, httpx.RequestError):
         with contextlib.suppress(RuntimeError):  # raised when it has no request
             text += f" ({exc.request.method} {exc.request.url.path})"
-    return text
+    causes = sorted(set(_system_errors(exc)))
+    return text + (f" [{'; '.join(causes)}]" if causes else "")
+
+
+def _system_errors(exc: BaseException, depth: int = 0) -> list[str]:
+    """The OS errors (with an errno) that caused ``exc``, through its chain and groups."""
+    if depth > 8:
+        return []
+    found = [str(exc)] if isinstance(exc, OSError) and exc.errno is not None else []
+    inner = list(exc.exceptions) if isinstance(exc, BaseExceptionGroup) else []
+    inner += [e for e in (exc.__cause__, exc.__context__) if e is not None]
+    for e in inner:
+        found += _system_errors(e, depth + 1)
+    return found
 
 
 async def _close(clients: list[SeatClient]) -> None:

@@ -60,7 +60,10 @@ def test_the_report_does_not_wait_for_the_pages_closing(monkeypatch: pytest.Monk
     result = bench.run(games=2, processes=1, players=2, rounds=6, seconds=2,
                        database_url=None, pubsub_url=None, urls=None)
     assert result["errors"] == 0, result["error_samples"]
-    assert result["moves"] > 0 and result["open_games"] == 2
+    # (2-player 6-round games without thinking finish within the window: a slot whose
+    # game just ended holds none at the deadline, its next one still being set up)
+    assert result["moves"] > 0 and 1 <= result["open_games"] <= 2
+    assert result["open_games"] == 2 or result["games_finished"] >= 1
 
 
 def test_the_live_model_reports_every_figure() -> None:
