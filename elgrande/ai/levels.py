@@ -3,13 +3,18 @@
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
 ``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``), a bot with an iteration budget
-(``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-plan:4500``) or a frozen bot
-(``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests).
+(``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-plan:4500``), a frozen bot
+(``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
+``learned@FILE`` / ``learned:N@FILE``: hard's search judged by another fit of the learned
+evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
+duel before it ships. The web app offers only its levels (``server/bots.py``).
 Budgets are counted in iterations, never in seconds, so games replay exactly.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +24,7 @@ from .frozen import hard_2026_12
 from .heuristic import HeuristicBot
 from .ismcts import IsmctsBot
 from .plans import PlanBot
-from .value import load_model
+from .value import ValueModel, load_model
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,52 @@ MARGIN_SHARE = 0.2
 MARGIN_SCALE = 30.0
 
 
-def _learned(seed: int, iterations: int, **variant: Any) -> IsmctsBot:
-    """The search judged by the learned evaluation (hard's), with a variant's options."""
+def _learned(seed: int, iterations: int, model: ValueModel | None = None,
+             **variant: Any) -> IsmctsBot:
+    """The search judged by the learned evaluation (hard's, or ``model``), with a
+    variant's options."""
     return IsmctsBot(seed, iterations=iterations, exploration=LEARNED_EXPLORATION,
-                     value=load_model(), **variant)
+                     value=model or load_model(), **variant)
+
+
+@functools.lru_cache(maxsize=8)
+def model_from_file(path: str) -> ValueModel:
+    """A learned evaluation's model read from ``path`` (once per process and path);
+    ``ValueError`` saying what is wrong with it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise ValueError(f"cannot read the value model {path!r}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"the value model {path!r} is not JSON: {exc}") from None
+    try:
+        return ValueModel.from_dict(data)
+    except ValueError as exc:
+        raise ValueError(f"the value model {path!r} is not usable: {exc}") from None
+    except (AttributeError, KeyError, TypeError):
+        raise ValueError(f"the value model {path!r} is not a model written by "
+                         "`elgrande train-value`") from None
+
+
+def _with_model(name: str, seed: int) -> Bot:
+    """``learned@FILE`` or ``learned:N@FILE``."""
+    spec, _, path = name.partition("@")
+    base, colon, budget = spec.partition(":")
+    if base != "learned" or not path:
+        raise ValueError(f"bad bot {name!r}: a model file goes with learned or learned:N "
+                         "only, as in learned@FILE or learned:1500@FILE")
+    iterations = 1500
+    if colon:
+        try:
+            iterations = int(budget)
+        except ValueError:
+            raise ValueError(f"bad iteration budget in {name!r}") from None
+        if iterations < 1:
+            raise ValueError(f"the iteration budget in {name!r} must be at least 1")
+    bot = _learned(seed, iterations, model_from_file(path))
+    bot.name = name
+    return bot
 
 
 def _learned_greedy(seed: int, iterations: int) -> IsmctsBot:
@@ -110,6 +157,8 @@ def bot_names() -> list[str]:
 
 def make_bot(name: str, seed: int = 0) -> Bot:
     """A fresh bot for one seat; ``ValueError`` for an unknown name."""
+    if "@" in name:
+        return _with_model(name, seed)
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
@@ -132,7 +181,7 @@ def make_bot(name: str, seed: int = 0) -> Bot:
         bot = BOTS[base](seed)
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
-                         "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS or "
-                         "hard-plan:PLAYOUTS")
+                         "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
+                         "hard-plan:PLAYOUTS or learned[:ITERATIONS]@MODEL_FILE")
     bot.name = name
     return bot

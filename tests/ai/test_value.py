@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 import numpy as np
 import pytest
@@ -265,3 +266,47 @@ def test_train_value_merges_one_player_count_into_a_model(tmp_path, capsys) -> N
         "elgrande train-value --games 6 --players 2,3 --seed 1 --easy-share 0.2 && "
         "elgrande train-value --games 5 --players 3 --seed 4 --easy-share 0.2 "
         "--search-share 0.5 --search-bot ismcts:10 --merge")
+
+
+def test_a_model_file_can_be_played_without_shipping_it(tmp_path) -> None:
+    # learned@FILE is hard's search judged by that file's weights: a copy of the shipped
+    # model plays exactly as hard does; another file's weights are the ones used.
+    shipped = load_model().to_dict()
+    zero = dict(shipped, weights={k: [0.0] * NUM_FEATURES for k in shipped["weights"]})
+    same, flat = tmp_path / "same.json", tmp_path / "flat.json"
+    same.write_text(json.dumps(shipped))
+    flat.write_text(json.dumps(zero))
+    rng = random.Random(5)
+    s = new_game(GameConfig(players=3, rounds=6))
+    for _ in range(40):
+        if is_chance(s):
+            apply(s, sample_chance(s, rng))
+        else:
+            apply(s, rng.choice(legal_actions(s)))
+    while is_chance(s):
+        apply(s, sample_chance(s, rng))
+    seat = to_act(s)[0]
+    copy = make_bot(f"learned:200@{same}", seed=3)
+    assert copy.choose(s, seat) == make_bot("learned:200", seed=3).choose(s, seat)
+    assert copy.name == f"learned:200@{same}" and copy.iterations == 200
+    assert make_bot(f"learned@{same}").iterations == 1500
+    assert make_bot(f"learned@{flat}").value.weights == zero["weights"]
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("learned@{missing}", "cannot read the value model"),
+    ("learned@{not_json}", "is not JSON"),
+    ("learned@{a_list}", "is not a model written by `elgrande train-value`"),
+    ("learned@{other_features}", "its features are not this code's FEATURES"),
+    ("learned:0@{a_list}", "must be at least 1"),
+    ("learned:x@{a_list}", "bad iteration budget"),
+    ("heuristic@{a_list}", "goes with learned or learned:N only"),
+    ("learned@", "goes with learned or learned:N only"),
+])
+def test_a_bad_model_file_is_refused_with_what_is_wrong(name, message, tmp_path) -> None:
+    (tmp_path / "not_json").write_text("{weights")
+    (tmp_path / "a_list").write_text("[1, 2]")
+    (tmp_path / "other_features").write_text(json.dumps({"features": ["score"], "weights": {}}))
+    paths = {k: str(tmp_path / k) for k in ("missing", "not_json", "a_list", "other_features")}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_bot(name.format(**paths))
