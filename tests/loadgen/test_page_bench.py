@@ -18,18 +18,19 @@ def _check(result: dict, connections: int, deflate: bool, commands: int) -> None
     assert result["first_state_bytes"] > 1000  # a whole state with its log
     assert result["wall_ms_per_connection"] > 0
     assert result["commands"] == commands
-    # (CPU time is read in ticks of 10 ms: enough of each to span some)
+    # (CPU time is read in ticks of 10 ms: enough of each to span some; a sync costs
+    # 0.1 to 0.4 ms, so 40 of them can fall within one tick on a fast host)
     if connections >= 10:
         assert result["server_cpu_ms_per_connection"] > 0
-    if commands >= 40:
+    if commands >= 200:
         assert result["server_cpu_ms_per_sync"] > 0
         assert result["server_cpu_ms_per_draft_step"] > 0
 
 
 def test_a_short_run_with_deflate_reports_the_cost_of_a_connection() -> None:
-    result = page.run(connections=10, commands=40, entries=12, deflate=True)
+    result = page.run(connections=10, commands=200, entries=12, deflate=True)
     assert result["log_entries"] >= 12
-    _check(result, 10, True, 40)
+    _check(result, 10, True, 200)
 
 
 def test_the_command_prints_json_without_deflate(capsys: pytest.CaptureFixture[str]) -> None:
