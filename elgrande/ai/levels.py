@@ -74,6 +74,17 @@ def model_from_file(path: str) -> ValueModel:
                          "`elgrande train-value`") from None
 
 
+def _budget(name: str, budget: str) -> int:
+    """The iteration budget after ``:`` in ``name``; ``ValueError`` if it is not one."""
+    try:
+        iterations = int(budget)
+    except ValueError:
+        raise ValueError(f"bad iteration budget in {name!r}") from None
+    if iterations < 1:
+        raise ValueError(f"the iteration budget in {name!r} must be at least 1")
+    return iterations
+
+
 def _with_model(name: str, seed: int) -> Bot:
     """``learned@FILE`` or ``learned:N@FILE``."""
     spec, _, path = name.partition("@")
@@ -81,14 +92,7 @@ def _with_model(name: str, seed: int) -> Bot:
     if base != "learned" or not path:
         raise ValueError(f"bad bot {name!r}: a model file goes with learned or learned:N "
                          "only, as in learned@FILE or learned:1500@FILE")
-    iterations = 1500
-    if colon:
-        try:
-            iterations = int(budget)
-        except ValueError:
-            raise ValueError(f"bad iteration budget in {name!r}") from None
-        if iterations < 1:
-            raise ValueError(f"the iteration budget in {name!r} must be at least 1")
+    iterations = _budget(name, budget) if colon else 1500
     bot = _learned(seed, iterations, model_from_file(path))
     bot.name = name
     return bot
@@ -163,12 +167,7 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
     elif base in ("ismcts", "learned", "learned-g", "hard-plan") and budget:
-        try:
-            iterations = int(budget)
-        except ValueError:
-            raise ValueError(f"bad iteration budget in {name!r}") from None
-        if iterations < 1:
-            raise ValueError(f"the iteration budget in {name!r} must be at least 1")
+        iterations = _budget(name, budget)
         if base == "learned":
             bot = _learned(seed, iterations)
         elif base == "learned-g":
