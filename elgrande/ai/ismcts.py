@@ -279,8 +279,13 @@ class IsmctsBot(Bot):
                  weights: Weights = DEFAULT_WEIGHTS, value: ValueModel | None = None,
                  greedy_secrets: bool = False, margin: float = 0.0,
                  margin_scale: float = 30.0, bid_widening: bool = False,
-                 bid_horizon: bool = False, greedy_bids: bool = False) -> None:
+                 bid_horizon: bool = False, greedy_bids: bool = False,
+                 turn_cut: bool = False) -> None:
         super().__init__(seed)
+        # turn_cut: playouts stop where the next turn or bid begins (``playout``), the
+        # positions the learned evaluation was fitted on, instead of playing the rest of
+        # the round with the cheap policy
+        self.turn_cut = turn_cut
         # bid_horizon: when the decision is a bid, playouts run on to the next general
         # scoring instead of stopping at the first scoring or the round's end (``playout``)
         self.bid_horizon = bid_horizon
@@ -407,10 +412,14 @@ class IsmctsBot(Bot):
         return best
 
     def playout(self, s: State, rng: random.Random) -> list[float]:
-        """Play on with the policy until a scoring, the round's end or the game's end."""
+        """Play on with the policy until a scoring, the round's end or the game's end (with
+        ``turn_cut``: or until the next turn or bid begins)."""
         scores = s.scores[:]
+        start = turn_key(s) if self.turn_cut else None
         for _ in range(MAX_PLAYOUT_STEPS):
             if is_terminal(s) or s.scores != scores:
+                break
+            if start is not None and turn_key(s) != start:
                 break
             if is_chance(s):
                 if s.phase == REVEAL:
@@ -441,6 +450,13 @@ class IsmctsBot(Bot):
             apply(s, self.policy.choose(s, seat, rng))
         return rewards(s, self.weights, self.temperature, self.value,
                        self.margin, self.margin_scale)
+
+
+def turn_key(s: State) -> tuple[int, int, bool]:
+    """Which turn or bid of the game ``s`` is in; it changes where the next one begins.
+    ``train_value`` records a position wherever it (or the scores) change, so a playout cut
+    there ends on the kind of position the learned evaluation was fitted on."""
+    return (s.round_index, s.turn, s.phase == BID)
 
 
 def bid_ranking(s: State, seat: int, legal: list[Action], weights: Weights) -> list[Action]:

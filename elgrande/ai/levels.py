@@ -2,8 +2,9 @@
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
-``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``), a bot with an iteration budget
-(``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-plan:4500``), a frozen bot
+``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``, ``hard-turn``), a bot with an
+iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-turn:3000``,
+``hard-plan:4500``), a frozen bot
 (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
 ``learned@FILE`` / ``learned:N@FILE``: hard's search judged by another fit of the learned
 evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
@@ -149,6 +150,10 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # On trial (docs/ai.md, "Whole-turn plans"): hard whose own turns are chosen among
     # the heuristic's best few whole turns by sequential halving over its playouts.
     "hard-plan": lambda seed: _planned(seed, 1500),
+    # Not adopted (docs/ai.md, "Playouts cut at the next turn": it lost to hard): hard
+    # whose playouts stop where the next turn or bid begins, judged there by the learned
+    # evaluation.
+    "hard-turn": lambda seed: _learned(seed, 1500, turn_cut=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -166,10 +171,12 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
-    elif base in ("ismcts", "learned", "learned-g", "hard-plan") and budget:
+    elif base in ("ismcts", "learned", "learned-g", "hard-plan", "hard-turn") and budget:
         iterations = _budget(name, budget)
         if base == "learned":
             bot = _learned(seed, iterations)
+        elif base == "hard-turn":
+            bot = _learned(seed, iterations, turn_cut=True)
         elif base == "learned-g":
             bot = _learned_greedy(seed, iterations)
         elif base == "hard-plan":
@@ -181,6 +188,6 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
                          "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
-                         "hard-plan:PLAYOUTS or learned[:ITERATIONS]@MODEL_FILE")
+                         "hard-turn:ITERATIONS, hard-plan:PLAYOUTS or learned[:ITERATIONS]@MODEL_FILE")
     bot.name = name
     return bot

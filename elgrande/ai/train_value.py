@@ -35,9 +35,9 @@ from elgrande.rules import (
     to_act,
     winners,
 )
-from elgrande.rules.state import BID
 
 from .evaluate import evaluate
+from .ismcts import turn_key
 from .levels import make_bot
 from .tournament import derive_seed
 from .value import NUM_FEATURES, ValueModel, features, stage
@@ -113,7 +113,7 @@ def play_and_record(args: tuple[int, int, int, int, Field]) -> GameData:
     records: list[Record] = []
     last: tuple[Any, ...] = ()
     while not is_terminal(s):
-        key = (s.round_index, s.turn, s.phase == BID, tuple(s.scores))
+        key = (*turn_key(s), tuple(s.scores))
         if key != last:
             last = key
             records.append(Record(game, players, stage(s), features(s), evaluate(s)))

@@ -23,9 +23,12 @@ def register(subparsers: Any) -> None:
                    help="players per game, 2 to 5")
     p.add_argument("--bots", required=True, metavar="BOTS",
                    help="comma-separated bot per seat, e.g. hard,heuristic,heuristic,heuristic; "
-                        "names: random, heuristic, ismcts, ismcts:ITERATIONS, learned, learned:ITERATIONS, "
-                        "hard-g, learned-g:ITERATIONS (greedy secret choices in the playouts), "
-                        "baseline (the frozen bot), hard-2026-12, easy, medium, hard")
+                        "names: easy, medium, hard (the levels); random, heuristic, ismcts, "
+                        "learned; baseline and hard-2026-12 (the frozen bot); the variants "
+                        "on trial hard-g, hard-margin, hard-bid, hard-horizon, hard-pbid, "
+                        "hard-plan, hard-turn (docs/ai.md); an iteration budget as in "
+                        "ismcts:N, learned:N, learned-g:N, hard-turn:N, hard-plan:N; "
+                        "learned[:N]@MODEL_FILE for another fit of the learned evaluation")
     p.add_argument("--games", type=positive_int, required=True, metavar="K",
                    help="number of games, 1 or more")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="tournament seed (default 0)")

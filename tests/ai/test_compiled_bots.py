@@ -41,7 +41,9 @@ GAMES: list[tuple[str, dict[str, Any], int, list[str]]] = [
      ["frozen:120", "easy", "pbid:120", "random", "medium"]),
     ("yucata-2p-6-rounds", {"players": 2, "rounds": 6}, 3, ["medium", "horizon:300"]),
     # The learned evaluation (value.py) judging a search's playouts.
-    ("yucata-3p-6-rounds", {"players": 3, "rounds": 6}, 4, ["learned:150", "medium", "easy"]),
+    # With playouts cut at the next turn (hard-turn's) in the third seat.
+    ("yucata-3p-6-rounds", {"players": 3, "rounds": 6}, 4,
+     ["learned:150", "medium", "hard-turn:150"]),
     # The search over whole-turn plans (hard-plan's), judged by the learned evaluation.
     ("yucata-3p-6-rounds-plans", {"players": 3, "rounds": 6}, 5, ["plan:150", "medium", "easy"]),
 ]
