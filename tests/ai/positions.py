@@ -91,3 +91,19 @@ def replayed_choices(name: str, state: State, seat: int, iterations: int) -> set
         bot.iterations = iterations
         choices.add(bot.choose(state, seat))
     return choices
+
+
+def root_totals(bot: Any, state: State, seat: int, iterations: int = 40,
+                seed: int = 2) -> dict[Any, float]:
+    """The reward totals of the root's children after ``iterations`` of ``bot``'s search
+    from ``state`` (redacted for ``seat``) with seeded draws: two search variants given the
+    same draws differ here exactly when their judgements do."""
+    from elgrande.ai.ismcts import Node
+    from elgrande.rules import redact
+
+    seen = redact(state, seat)
+    root = Node(-1)
+    rng = random.Random(seed)
+    for _ in range(iterations):
+        bot.iterate(seen, seat, root, rng)
+    return {a: round(c.total, 6) for a, c in root.children.items()}

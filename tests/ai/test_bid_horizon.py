@@ -7,7 +7,7 @@ import random
 import pytest
 
 from elgrande.ai import make_bot
-from elgrande.ai.ismcts import IsmctsBot, Node
+from elgrande.ai.ismcts import IsmctsBot
 from elgrande.rules import (
     GameConfig,
     State,
@@ -22,7 +22,7 @@ from elgrande.rules import (
 )
 from elgrande.rules.state import BID, REVEAL
 
-from .positions import replayed_choices
+from .positions import replayed_choices, root_totals
 
 
 def _bid_in_round(label: int, players: int = 4, seed: int = 5) -> State:
@@ -85,15 +85,8 @@ def test_a_bid_search_judges_its_bids_at_the_horizon() -> None:
     # The same iterations with the same draws: other rewards, from the longer playouts.
     bid = _bid_in_round(1)
     seat = to_act(bid)[0]
-    seen = redact(bid, seat)
-    roots = []
-    for horizon in (False, True):
-        bot = IsmctsBot(4, bid_horizon=horizon)
-        root = Node(-1)
-        rng = random.Random(2)
-        for _ in range(40):
-            bot.iterate(seen, seat, root, rng)
-        roots.append({a: round(c.total, 6) for a, c in root.children.items()})
+    roots = [root_totals(IsmctsBot(4, bid_horizon=horizon), bid, seat)
+             for horizon in (False, True)]
     assert roots[0] != roots[1]
 
 

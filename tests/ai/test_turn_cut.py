@@ -7,7 +7,7 @@ import random
 import pytest
 
 from elgrande.ai import make_bot
-from elgrande.ai.ismcts import IsmctsBot, Node, _sample, turn_key
+from elgrande.ai.ismcts import IsmctsBot, _sample, turn_key
 from elgrande.rules import (
     GameConfig,
     State,
@@ -23,7 +23,7 @@ from elgrande.rules import (
 )
 from elgrande.rules.state import BID, REVEAL
 
-from .positions import replayed_choices
+from .positions import replayed_choices, root_totals
 
 
 def _positions(players: int, seed: int, count: int) -> list[State]:
@@ -92,16 +92,7 @@ def test_cut_playouts_change_the_search_judgement() -> None:
     # The same iterations with the same draws: other rewards, from the shorter playouts.
     start = _positions(4, 4, 3)[2]
     seat = to_act(start)[0]
-    seen = redact(start, seat)
-    roots = []
-    for cut in (False, True):
-        bot = make_bot("hard-turn" if cut else "hard", 4)
-        assert isinstance(bot, IsmctsBot)
-        root = Node(-1)
-        rng = random.Random(2)
-        for _ in range(40):
-            bot.iterate(seen, seat, root, rng)
-        roots.append({a: round(c.total, 6) for a, c in root.children.items()})
+    roots = [root_totals(make_bot(name, 4), start, seat) for name in ("hard", "hard-turn")]
     assert roots[0] != roots[1]
 
 
