@@ -13,8 +13,12 @@ in court although more could have been deployed:
   (min(court, places left on the card)).
 
     .venv/bin/python scripts/duel_checkpoint.py OUT.json [elgrande duel's options]
+    .venv/bin/python scripts/duel_checkpoint.py OUT.json --resume [the same options]
 
-(``--workers`` is ignored: one process.)
+(``--workers`` is ignored: one process.) The report keeps every pair's games in full
+(``checkpoint``), so ``--resume`` goes on from the pairs in OUT.json, with the same
+options, in another process or session: a duel stopped for time can be continued until
+its test decides, and ends with the same pairs, games and figures as one run would.
 """
 
 from __future__ import annotations
@@ -40,6 +44,56 @@ from elgrande.rules.cards import ALL_CARDS
 from elgrande.rules.state import CHOOSE, DEPLOY
 
 COURT_KEYS = ("turns", "skipped", "stopped_early", "left_in_court")
+ROLES = ("candidate", "baseline")
+# What must agree between a checkpoint and the options of its resumption.
+SAME_DUEL = ("candidate", "baseline", "opponents", "players", "rules", "rounds", "seed",
+             "independent_seeds", "hypotheses")
+
+
+class ResumeError(ValueError):
+    pass
+
+
+def record_to_dict(r: GameRecord) -> dict[str, Any]:
+    return {"index": r.index, "bots": list(r.bots), "scores": list(r.scores),
+            "seconds": list(r.seconds), "decisions": list(r.decisions),
+            "decision_seconds": [list(d) for d in r.decision_seconds],
+            "turn_seconds": [list(t) for t in r.turn_seconds]}
+
+
+def record_from_dict(d: dict[str, Any]) -> GameRecord:
+    return GameRecord(index=d["index"], bots=tuple(d["bots"]), scores=tuple(d["scores"]),
+                      seconds=tuple(d["seconds"]), decisions=tuple(d["decisions"]),
+                      decision_seconds=tuple(tuple(x) for x in d["decision_seconds"]),
+                      turn_seconds=tuple(tuple(x) for x in d["turn_seconds"]))
+
+
+def resumed(out: str, expected: dict[str, Any]
+            ) -> tuple[list[PairResult], list[dict[str, dict[str, int]]], float]:
+    """The pairs, their court counts and the wall seconds kept in checkpoint ``out``,
+    which must be this duel's (``expected``: the options' report)."""
+    try:
+        with open(out, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise ResumeError(f"cannot read {out!r} to resume: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ResumeError(f"{out!r} is not JSON: {exc}") from None
+    if "checkpoint" not in data:
+        raise ResumeError(f"{out!r} keeps no games to resume from (written by an older "
+                          "version of this script, or not by it)")
+    for key in SAME_DUEL:
+        if data.get(key) != expected.get(key):
+            raise ResumeError(f"{out!r} is another duel: its {key} is {data.get(key)!r}, "
+                              f"these options give {expected.get(key)!r}")
+    pairs, courts = [], []
+    for k, p in enumerate(data["checkpoint"]):
+        if p["pair"] != k:
+            raise ResumeError(f"{out!r}: pair {k} is missing")
+        pairs.append(PairResult(k, p["seat"], record_from_dict(p["candidate"]),
+                                record_from_dict(p["baseline"]), p["cpu_seconds"]))
+        courts.append(p["court"])
+    return pairs, courts, float(data.get("wall_seconds", 0.0))
 
 
 def play_counted(spec: GameSpec, watched: int) -> tuple[GameRecord, dict[str, int]]:
@@ -64,43 +118,85 @@ def play_counted(spec: GameSpec, watched: int) -> tuple[GameRecord, dict[str, in
     return play_game(spec, observe), counts
 
 
-def main() -> int:
-    out = sys.argv[1]
+def identity(config: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The ``SAME_DUEL`` entries of this duel's report."""
+    return {"candidate": config.candidate, "baseline": config.baseline,
+            "opponents": config.opponents, "players": config.players, "rules": config.rules,
+            "rounds": config.rounds, "seed": config.seed,
+            "independent_seeds": config.independent_seeds,
+            "hypotheses": {"mu0": config.mu0, "mu1": config.mu1,
+                           "description": duel_cli._hypotheses(args)[2],
+                           "alpha": config.alpha, "beta": config.beta}}
+
+
+def report(config: Any, args: argparse.Namespace, pairs: list[PairResult],
+           courts: list[dict[str, dict[str, int]]], wall: float) -> dict[str, Any]:
+    """The duel's report after ``pairs`` (with the games kept for ``--resume``)."""
+    bounds = sprt.Bounds.of(config.alpha, config.beta)
+    value = sprt.llr((p.score for p in pairs), config.mu0, config.mu1)
+    result = DuelResult(config, tuple(pairs), value, bounds, bounds.verdict(value))
+    data: dict[str, Any] = duel_cli._as_dict(result, args)
+    data["court"] = {role: {key: sum(c[role][key] for c in courts) for key in COURT_KEYS}
+                     for role in ROLES}
+    data["wall_seconds"] = wall
+    data["finished"] = result.verdict != sprt.CONTINUE or len(pairs) >= config.max_pairs
+    data["checkpoint"] = [
+        {"pair": p.pair, "seat": p.seat, "cpu_seconds": p.cpu_seconds, "court": c,
+         "candidate": record_to_dict(p.candidate), "baseline": record_to_dict(p.baseline)}
+        for p, c in zip(pairs, courts, strict=True)]
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    resume = "--resume" in argv
+    if resume:
+        argv.remove("--resume")
+    if not argv or argv[0].startswith("-"):
+        print("usage: duel_checkpoint.py OUT.json [--resume] [elgrande duel's options]",
+              file=sys.stderr)
+        return 2
+    out = argv[0]
     parser = argparse.ArgumentParser(prog="duel_checkpoint")
     sub = parser.add_subparsers()
     duel_cli.register(sub)
-    args = parser.parse_args(["duel", *sys.argv[2:]])
+    args = parser.parse_args(["duel", *argv[1:]])
     config = duel_cli._config(args)
-    bounds = sprt.Bounds.of(config.alpha, config.beta)
     pairs: list[PairResult] = []
-    court = {role: dict.fromkeys(COURT_KEYS, 0) for role in ("candidate", "baseline")}
-    value, verdict = 0.0, sprt.CONTINUE
-    started = time.time()
-    for k in range(config.max_pairs):
+    courts: list[dict[str, dict[str, int]]] = []
+    wall = 0.0
+    if resume:
+        try:
+            pairs, courts, wall = resumed(out, identity(config, args))
+        except ResumeError as exc:
+            print(f"duel_checkpoint: {exc}", file=sys.stderr)
+            return 2
+        if pairs and report(config, args, pairs, courts, wall)["finished"]:
+            print(f"duel_checkpoint: {out} is finished already", file=sys.stderr)
+            return 0
+    started = time.time() - wall
+    for k in range(len(pairs), config.max_pairs):
         played = []
         cpu = 0.0
-        for role, spec in zip(("candidate", "baseline"), pair_specs(config, k), strict=True):
+        court = {role: dict.fromkeys(COURT_KEYS, 0) for role in ROLES}
+        for role, spec in zip(ROLES, pair_specs(config, k), strict=True):
             c0 = time.process_time()
             record, counts = play_counted(spec, k % config.players)
             cpu += time.process_time() - c0
             played.append(record)
-            for key in COURT_KEYS:
-                court[role][key] += counts[key]
+            court[role] = counts
         pairs.append(PairResult(k, k % config.players, played[0], played[1], cpu))
-        value = sprt.llr((p.score for p in pairs), config.mu0, config.mu1)
-        verdict = bounds.verdict(value)
-        result = DuelResult(config, tuple(pairs), value, bounds, verdict)
-        data: dict[str, Any] = duel_cli._as_dict(result, args)
-        data["court"] = court
-        data["wall_seconds"] = time.time() - started
-        data["finished"] = verdict != sprt.CONTINUE or k + 1 == config.max_pairs
+        courts.append(court)
+        data = report(config, args, pairs, courts, time.time() - started)
+        value, verdict = data["llr"], data["verdict"]
         tmp = out + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f, indent=2)
         os.replace(tmp, out)
-        d = result.share_difference()
-        print(f"pair {k + 1}: LLR {value:+.2f} diff {d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
-              f" cpu {result.cpu_seconds:.0f} s court {court}", file=sys.stderr, flush=True)
+        d = data["share_difference"]
+        print(f"pair {k + 1}: LLR {value:+.2f} diff {d['mean']:+.3f} [{d['low']:+.3f}, "
+              f"{d['high']:+.3f}] cpu {data['cpu_seconds']:.0f} s court {data['court']}",
+              file=sys.stderr, flush=True)
         if verdict != sprt.CONTINUE:
             break
     return 0
