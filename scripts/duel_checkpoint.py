@@ -28,6 +28,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict
 from typing import Any
 
 from elgrande.ai import sprt
@@ -45,20 +46,10 @@ from elgrande.rules.state import CHOOSE, DEPLOY
 
 COURT_KEYS = ("turns", "skipped", "stopped_early", "left_in_court")
 ROLES = ("candidate", "baseline")
-# What must agree between a checkpoint and the options of its resumption.
-SAME_DUEL = ("candidate", "baseline", "opponents", "players", "rules", "rounds", "seed",
-             "independent_seeds", "hypotheses")
 
 
 class ResumeError(ValueError):
     pass
-
-
-def record_to_dict(r: GameRecord) -> dict[str, Any]:
-    return {"index": r.index, "bots": list(r.bots), "scores": list(r.scores),
-            "seconds": list(r.seconds), "decisions": list(r.decisions),
-            "decision_seconds": [list(d) for d in r.decision_seconds],
-            "turn_seconds": [list(t) for t in r.turn_seconds]}
 
 
 def record_from_dict(d: dict[str, Any]) -> GameRecord:
@@ -71,7 +62,7 @@ def record_from_dict(d: dict[str, Any]) -> GameRecord:
 def resumed(out: str, expected: dict[str, Any]
             ) -> tuple[list[PairResult], list[dict[str, dict[str, int]]], float]:
     """The pairs, their court counts and the wall seconds kept in checkpoint ``out``,
-    which must be this duel's (``expected``: the options' report)."""
+    which must be this duel's (``expected``: what the options' report says of the duel)."""
     try:
         with open(out, encoding="utf-8") as f:
             data = json.load(f)
@@ -82,7 +73,7 @@ def resumed(out: str, expected: dict[str, Any]
     if "checkpoint" not in data:
         raise ResumeError(f"{out!r} keeps no games to resume from (written by an older "
                           "version of this script, or not by it)")
-    for key in SAME_DUEL:
+    for key in expected:
         if data.get(key) != expected.get(key):
             raise ResumeError(f"{out!r} is another duel: its {key} is {data.get(key)!r}, "
                               f"these options give {expected.get(key)!r}")
@@ -118,17 +109,6 @@ def play_counted(spec: GameSpec, watched: int) -> tuple[GameRecord, dict[str, in
     return play_game(spec, observe), counts
 
 
-def identity(config: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """The ``SAME_DUEL`` entries of this duel's report."""
-    return {"candidate": config.candidate, "baseline": config.baseline,
-            "opponents": config.opponents, "players": config.players, "rules": config.rules,
-            "rounds": config.rounds, "seed": config.seed,
-            "independent_seeds": config.independent_seeds,
-            "hypotheses": {"mu0": config.mu0, "mu1": config.mu1,
-                           "description": duel_cli._hypotheses(args)[2],
-                           "alpha": config.alpha, "beta": config.beta}}
-
-
 def report(config: Any, args: argparse.Namespace, pairs: list[PairResult],
            courts: list[dict[str, dict[str, int]]], wall: float) -> dict[str, Any]:
     """The duel's report after ``pairs`` (with the games kept for ``--resume``)."""
@@ -142,7 +122,7 @@ def report(config: Any, args: argparse.Namespace, pairs: list[PairResult],
     data["finished"] = result.verdict != sprt.CONTINUE or len(pairs) >= config.max_pairs
     data["checkpoint"] = [
         {"pair": p.pair, "seat": p.seat, "cpu_seconds": p.cpu_seconds, "court": c,
-         "candidate": record_to_dict(p.candidate), "baseline": record_to_dict(p.baseline)}
+         "candidate": asdict(p.candidate), "baseline": asdict(p.baseline)}
         for p, c in zip(pairs, courts, strict=True)]
     return data
 
@@ -167,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     wall = 0.0
     if resume:
         try:
-            pairs, courts, wall = resumed(out, identity(config, args))
+            pairs, courts, wall = resumed(out, duel_cli._identity(config, args))
         except ResumeError as exc:
             print(f"duel_checkpoint: {exc}", file=sys.stderr)
             return 2

@@ -140,6 +140,17 @@ VERDICTS = {"H1": "H1 accepted: the candidate is stronger",
             "continue": "undecided at --max-games"}
 
 
+def _identity(c: DuelConfig, args: argparse.Namespace) -> dict[str, Any]:
+    """What the report says of the duel itself: its bots, deals and hypotheses."""
+    return {
+        "candidate": c.candidate, "baseline": c.baseline, "opponents": c.opponents,
+        "players": c.players, "rules": c.rules, "rounds": c.rounds, "seed": c.seed,
+        "independent_seeds": c.independent_seeds,
+        "hypotheses": {"mu0": c.mu0, "mu1": c.mu1, "description": _hypotheses(args)[2],
+                       "alpha": c.alpha, "beta": c.beta},
+    }
+
+
 def _as_dict(result: DuelResult, args: argparse.Namespace) -> dict[str, Any]:
     c = result.config
     times = {}
@@ -147,11 +158,7 @@ def _as_dict(result: DuelResult, args: argparse.Namespace) -> dict[str, Any]:
         per_decision, per_turn = result.think_times(role)
         times[role] = {"decision": per_decision.to_dict(), "turn": per_turn.to_dict()}
     return {
-        "candidate": c.candidate, "baseline": c.baseline, "opponents": c.opponents,
-        "players": c.players, "rules": c.rules, "rounds": c.rounds, "seed": c.seed,
-        "independent_seeds": c.independent_seeds,
-        "hypotheses": {"mu0": c.mu0, "mu1": c.mu1, "description": _hypotheses(args)[2],
-                       "alpha": c.alpha, "beta": c.beta},
+        **_identity(c, args),
         "games": result.games, "pairs": len(result.pairs),
         "win_rate": {"candidate": result.win_rate(0).to_dict(),
                      "baseline": result.win_rate(1).to_dict()},

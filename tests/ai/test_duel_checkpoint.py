@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "duel_checkpoint.py"
+from .scripts import load_script
+
 DUEL = ["--candidate", "heuristic", "--baseline", "easy", "--players", "2", "--rounds", "6",
         "--seed", "3"]
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("duel_checkpoint", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["duel_checkpoint"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("duel_checkpoint")
 
 
 def test_a_resumed_duel_has_the_pairs_and_figures_of_one_run(script: ModuleType,

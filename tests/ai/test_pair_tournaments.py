@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "pair_tournaments.py"
+from .scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("pair_tournaments", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["pair_tournaments"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("pair_tournaments")
 
 
 def tournament(bots: list[str], games: list[tuple[list[str], list[int]]],
