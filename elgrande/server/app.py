@@ -35,6 +35,7 @@ from elgrande.matches import Broker, InProcessBroker, MatchEvent, MatchStore
 from .accounts import Accounts
 from .alerts import Alerts
 from .bot_runner import BotGate, BotRunner, LocalBotGate
+from .bots import BOT_LEVELS, level_name
 from .chat import Chat, ChatLimits
 from .clocks import ClockKeeper, ClockThread, Due
 from .clocks.rules import duration
@@ -235,6 +236,7 @@ def build_services(settings: Settings, now: Callable[[], datetime] = utcnow) -> 
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["duration"] = duration
     i18n_jinja.install(templates.env)  # _(), {% trans %}, number and date filters
+    templates.env.globals.update(level_name=level_name, computer_levels=BOT_LEVELS[1:])
     accounts = Accounts.from_settings(settings, sessions, reads)
     stoppers.append(accounts.close)
     services = Services(settings, engine, sessions, store, accounts, lobby, views,

@@ -18,12 +18,21 @@ from elgrande.ai.coach import Budget, DecisionPoint, judge
 from elgrande.matches import Draft
 from elgrande.rules import State
 
-from .i18n import N_
+from .i18n import N_, _
 
 BOT_LEVELS = ("random", *LEVELS)
-# Each level's name for players, translated where it is shown.
+# Each level's name for players, translated where it is shown (level_name), by every page
+# and e-mail; the game page's script keeps the same names (static/js/game.js, LEVEL_NAMES,
+# translated by js.po; tests/server/test_bots.py checks they match).
 LEVEL_NAMES = {"random": N_("random"), "easy": N_("easy"), "medium": N_("medium"),
                "hard": N_("hard")}
+
+
+def level_name(level: str | None) -> str:
+    """A computer level's name in the reader's language ("random" for a seat without
+    one; an unknown level as it is)."""
+    key = level or "random"
+    return _(LEVEL_NAMES[key]) if key in LEVEL_NAMES else key
 
 
 def bot_seed(secret_seed: str, seat: int, seq: int) -> int:

@@ -28,7 +28,7 @@ from elgrande.matches.tables import MatchRow
 from elgrande.rules import GameConfig, Options
 
 from .accounts import user_named
-from .bots import BOT_LEVELS, LEVEL_NAMES
+from .bots import BOT_LEVELS, level_name
 from .errors import LobbyError
 from .i18n import _
 from .lobby_caps import CapGuard, LobbyCaps
@@ -43,7 +43,7 @@ def bot_name(seat: int, level: str | None) -> str:
     """A computer seat's name as it is shown, in the reader's language: "Computer 2
     (easy)" (made when read, never stored)."""
     return _("Computer %(number)s (%(level)s)", number=seat + 1,
-             level=_(LEVEL_NAMES.get(level or "random", level or "random")))
+             level=level_name(level))
 
 
 SEATS_CACHE_SIZE = 1024  # started games whose seat list is kept in memory

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from elgrande.rules import ALL_CARDS
 
 from .accounts import FORMER_PLAYER, user_named
-from .bots import LEVEL_NAMES
+from .bots import level_name
 from .hardening.limits import Limiter
 from .i18n import _
 from .lobby import Lobby
@@ -130,7 +130,7 @@ def chart(history: list[RatingHistory], width: int = 600, height: int = 180) -> 
 def _seat_name(kind: str, name: str | None, level: str | None) -> str:
     if kind == "bot":
         return _("Computer (%(level)s)",
-                 level=_(LEVEL_NAMES.get(level or "random", level or "random")))
+                 level=level_name(level))
     return name or _(FORMER_PLAYER)
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+import elgrande.server
 from elgrande.matches import Match
 from elgrande.rules import GameConfig, legal_actions, to_act
-from elgrande.server.bots import BOT_LEVELS, think
+from elgrande.server.bots import BOT_LEVELS, LEVEL_NAMES, level_name, think
+from elgrande.server.i18n import using
 from elgrande.server.lobby import SeatSpec
 from elgrande.server.settings import Settings
 from tests.apps import app_for
@@ -22,6 +25,20 @@ pytestmark = pytest.mark.timeout(120)
 
 def test_levels_come_from_the_ai_package() -> None:
     assert BOT_LEVELS[0] == "random" and {"easy", "medium", "hard"} <= set(BOT_LEVELS)
+
+
+def test_every_level_has_a_shown_name_on_pages_and_in_the_game_script() -> None:
+    assert set(LEVEL_NAMES) == set(BOT_LEVELS)
+    script = (Path(elgrande.server.__file__).parent / "static/js/game.js").read_text()
+    names = re.search(r"const LEVEL_NAMES = \{(.*?)\};", script)
+    assert names is not None, "game.js no longer has LEVEL_NAMES"
+    assert dict(re.findall(r'(\w+): t\("(\w+)"\)', names.group(1))) == LEVEL_NAMES
+
+
+def test_a_level_name_is_translated_and_an_unknown_one_shown_as_it_is() -> None:
+    with using("de"):
+        assert level_name("hard") == "schwer" and level_name(None) == "zufällig"
+        assert level_name("someday") == "someday"
 
 
 def test_a_bot_turn_is_legal_and_stops_at_its_boundary() -> None:
