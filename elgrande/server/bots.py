@@ -21,9 +21,9 @@ from elgrande.rules import State
 from .i18n import N_, _
 
 BOT_LEVELS = ("random", *LEVELS)
-# Each level's name for players, translated where it is shown (level_name), by every page
-# and e-mail; the game page's script keeps the same names (static/js/game.js, LEVEL_NAMES,
-# translated by js.po; tests/server/test_bots.py checks they match).
+# Each level's name for players, translated where it is shown (level_name): every page
+# and the seats' names; the game page's script keeps the same names (static/js/game.js,
+# LEVEL_NAMES, translated by js.po; tests/server/test_bots.py checks they match).
 LEVEL_NAMES = {"random": N_("random"), "easy": N_("easy"), "medium": N_("medium"),
                "hard": N_("hard")}
 
