@@ -6,7 +6,7 @@
 iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-turn:3000``,
 ``hard-plan:4500``), a frozen bot
 (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
-``learned@FILE`` / ``learned:N@FILE``: hard's search judged by another fit of the learned
+``learned@FILE`` / ``learned:N@FILE`` (and ``hard-turn@FILE``): hard's search judged by another fit of the learned
 evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
 duel before it ships. The web app offers only its levels (``server/bots.py``).
 Budgets are counted in iterations, never in seconds, so games replay exactly.
@@ -87,14 +87,15 @@ def _budget(name: str, budget: str) -> int:
 
 
 def _with_model(name: str, seed: int) -> Bot:
-    """``learned@FILE`` or ``learned:N@FILE``."""
+    """``learned@FILE``, ``learned:N@FILE``, ``hard-turn@FILE`` or ``hard-turn:N@FILE``."""
     spec, _, path = name.partition("@")
     base, colon, budget = spec.partition(":")
-    if base != "learned" or not path:
-        raise ValueError(f"bad bot {name!r}: a model file goes with learned or learned:N "
-                         "only, as in learned@FILE or learned:1500@FILE")
+    if base not in ("learned", "hard-turn") or not path:
+        raise ValueError(f"bad bot {name!r}: a model file goes with learned, learned:N, "
+                         "hard-turn or hard-turn:N only, as in learned@FILE or "
+                         "learned:1500@FILE")
     iterations = _budget(name, budget) if colon else 1500
-    bot = _learned(seed, iterations, model_from_file(path))
+    bot = _learned(seed, iterations, model_from_file(path), turn_cut=base == "hard-turn")
     bot.name = name
     return bot
 
@@ -188,6 +189,7 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
                          "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
-                         "hard-turn:ITERATIONS, hard-plan:PLAYOUTS or learned[:ITERATIONS]@MODEL_FILE")
+                         "hard-turn:ITERATIONS, hard-plan:PLAYOUTS or learned[:ITERATIONS]@MODEL_FILE "
+                         "(or hard-turn[:ITERATIONS]@MODEL_FILE)")
     bot.name = name
     return bot

@@ -47,8 +47,15 @@ FEATURES = (
     "hand",  # power-card value kept in hand, as far as rounds are left to play it
     "leads",  # regions it leads alone
     "board",  # Caballeros in the nine regions
+    # Whether the seat's turn of this round is still to come, and the Caballeros it could
+    # place in it (at most five): mid-round, as where a playout cut at the next turn ends,
+    # a seat that has played has used its turn and the others have not. Constant across
+    # the seats at a round's start or end, so there they change no chance.
+    "to_play",
+    "placeable",
 )
 NUM_FEATURES = len(FEATURES)
+FEATURES_BEFORE_TURNS = 10  # models fitted before to_play and placeable have these first ones
 MODEL_FILE = "value_model.json"
 
 
@@ -99,6 +106,9 @@ def features(s: State) -> list[list[float]]:
         total, count = _HAND[s.hand[p] & _HAND_MASK]
         if count:
             row[7] = total * min(1.0, future / count)
+        if s.order and s.phase != BID and p not in finished:
+            row[10] = 1.0
+            row[11] = float(min(s.court[p] + pending[p], 5))
     return out
 
 
@@ -149,11 +159,16 @@ class ValueModel:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ValueModel:
-        if list(data.get("features", ())) != list(FEATURES):
+        """The model a file describes. A model fitted before ``to_play`` and
+        ``placeable`` existed (the shipped one among them) weighs them 0: it judges as
+        before."""
+        names = list(data.get("features", ()))
+        if names not in (list(FEATURES), list(FEATURES[:FEATURES_BEFORE_TURNS])):
             raise ValueError("value model: its features are not this code's FEATURES; "
                              "train it again with `elgrande train-value`")
+        pad = [0.0] * (NUM_FEATURES - len(names))
         info = {k: v for k, v in data.items() if k not in ("features", "weights")}
-        return cls({k: [float(x) for x in w] for k, w in data["weights"].items()}, info)
+        return cls({k: [float(x) for x in w] + pad for k, w in data["weights"].items()}, info)
 
 
 _LOADED: list[ValueModel] = []

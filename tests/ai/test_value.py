@@ -34,6 +34,7 @@ from elgrande.rules import (
     sample_chance,
     to_act,
 )
+from elgrande.rules.state import BID
 
 
 def _positions(players: int, seed: int, every: int = 3) -> list:
@@ -68,7 +69,7 @@ def test_the_features_are_the_parts_of_the_hand_set_evaluation(players: int) -> 
         castillo = w.next_scoring + w.special_per_round * rounds
         release = w.castillo_release * (w.next_scoring + w.later_scoring * (generals - 1))
         coefficients = [1.0, region, castillo, release, w.court, w.provinces, w.tempo, w.hand,
-                        0.0, 0.0]
+                        0.0, 0.0, 0.0, 0.0]
         expected = evaluate(s)
         for p, row in enumerate(features(s)):
             assert sum(c * f for c, f in zip(coefficients, row, strict=True)) == \
@@ -123,16 +124,61 @@ def test_the_shipped_model_covers_every_player_count_and_round() -> None:
 
 def test_a_model_with_other_features_is_refused() -> None:
     data = load_model().to_dict()
-    data["features"] = data["features"][:-1]
+    data["features"] = ["board", *data["features"][1:]]
+    with pytest.raises(ValueError, match="train it again"):
+        ValueModel.from_dict(data)
+    data["features"] = []
     with pytest.raises(ValueError, match="train it again"):
         ValueModel.from_dict(data)
     with pytest.raises(ValueError, match="weights"):
         ValueModel({"4:1": [0.0] * (NUM_FEATURES - 1)})
+    # An older file's features with this code's number of weights is refused too.
+    short = load_model().to_dict()
+    short["features"] = short["features"][:10]
+    with pytest.raises(ValueError, match="weights"):
+        ValueModel.from_dict(short)
+
+
+def test_a_model_fitted_before_features_were_added_judges_as_before() -> None:
+    # A model with the first ten features (as fitted before to_play and placeable existed)
+    # weighs the new ones 0: its chances are those of its ten weights alone.
+    data = load_model().to_dict()
+    old = {"features": data["features"][:10],
+           "weights": {k: w[:10] for k, w in data["weights"].items()}}
+    model = ValueModel.from_dict(old)
+    assert all(w[10:] == [0.0] * (NUM_FEATURES - 10) for w in model.weights.values())
+    for s in _positions(4, seed=31, every=20):
+        w = model.weights_for(4, max(scorings_left(s)[1], 1))[:10]
+        u = [sum(a * b for a, b in zip(w, row[:10], strict=True)) for row in features(s)]
+        e = [math.exp(x - max(u)) for x in u]
+        assert model.chances(s) == pytest.approx([x / sum(e) for x in e], rel=1e-12)
+
+
+def test_to_play_and_placeable_say_whose_turn_of_the_round_is_still_to_come() -> None:
+    to_play, placeable = FEATURES.index("to_play"), FEATURES.index("placeable")
+    seen_mid_round = 0
+    for s in _positions(4, seed=32, every=1):
+        rows = features(s)
+        if s.phase == BID or not s.order:
+            # Bidding, or between rounds: every seat alike, so no chance changes.
+            assert len({(r[to_play], r[placeable]) for r in rows}) == 1
+            continue
+        for p in range(s.n):
+            still = p in s.order[s.turn:]
+            assert rows[p][to_play] == (1.0 if still else 0.0)
+            if still:
+                assert 0 <= rows[p][placeable] <= 5
+                assert rows[p][placeable] >= min(s.court[p], 5)
+            else:
+                assert rows[p][placeable] == 0.0
+        if 0 < s.turn < s.n:
+            seen_mid_round += 1
+    assert seen_mid_round > 20
 
 
 def test_fit_stage_recovers_the_weights_that_made_the_data() -> None:
     rng = np.random.default_rng(5)
-    true = np.array([0.3, -0.5, 0.8, 0.0, 0.2, -0.1, 0.4, 0.0, 0.6, -0.2])
+    true = np.array([0.3, -0.5, 0.8, 0.0, 0.2, -0.1, 0.4, 0.0, 0.6, -0.2, 0.5, -0.3])
     x = rng.normal(size=(20_000, 4, NUM_FEATURES))
     u = x @ true
     p = np.exp(u - u.max(axis=1, keepdims=True))
@@ -292,6 +338,9 @@ def test_a_model_file_can_be_played_without_shipping_it(tmp_path) -> None:
     assert copy.choose(s, seat) == make_bot("learned:200", seed=3).choose(s, seat)
     assert make_bot(f"learned@{same}").iterations == 1500
     assert make_bot(f"learned@{flat}").value.weights == zero["weights"]
+    cut = make_bot(f"hard-turn:300@{flat}", seed=3)
+    assert cut.turn_cut and cut.iterations == 300 and cut.value.weights == zero["weights"]
+    assert not make_bot(f"learned@{flat}").turn_cut
 
 
 @pytest.mark.parametrize(("name", "message"), [
@@ -301,8 +350,9 @@ def test_a_model_file_can_be_played_without_shipping_it(tmp_path) -> None:
     ("learned@{other_features}", "its features are not this code's FEATURES"),
     ("learned:0@{a_list}", "must be at least 1"),
     ("learned:x@{a_list}", "bad iteration budget"),
-    ("heuristic@{a_list}", "goes with learned or learned:N only"),
-    ("learned@", "goes with learned or learned:N only"),
+    ("heuristic@{a_list}", "goes with learned, learned:N, hard-turn or hard-turn:N only"),
+    ("learned@", "goes with learned, learned:N, hard-turn or hard-turn:N only"),
+    ("hard-turn:0@{a_list}", "must be at least 1"),
 ])
 def test_a_bad_model_file_is_refused_with_what_is_wrong(name, message, tmp_path) -> None:
     (tmp_path / "not_json").write_text("{weights")
