@@ -6,8 +6,8 @@
 iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-turn:3000``,
 ``hard-plan:4500``), a frozen bot
 (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
-``learned@FILE`` / ``learned:N@FILE`` (and ``hard-turn@FILE``): hard's search judged by another fit of the learned
-evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
+``learned@FILE`` / ``learned:N@FILE`` (and ``hard-turn@FILE``): hard's search judged by
+another fit of the learned evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
 duel before it ships. The web app offers only its levels (``server/bots.py``).
 Budgets are counted in iterations, never in seconds, so games replay exactly.
 """
@@ -189,7 +189,7 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
                          "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
-                         "hard-turn:ITERATIONS, hard-plan:PLAYOUTS or learned[:ITERATIONS]@MODEL_FILE "
-                         "(or hard-turn[:ITERATIONS]@MODEL_FILE)")
+                         "hard-turn:ITERATIONS, hard-plan:PLAYOUTS, learned[:ITERATIONS]@MODEL_FILE "
+                         "or hard-turn[:ITERATIONS]@MODEL_FILE")
     bot.name = name
     return bot
