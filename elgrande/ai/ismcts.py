@@ -35,20 +35,30 @@ from elgrande.rules import (
     winners,
 )
 from elgrande.rules.actions import DEPLOY as A_DEPLOY
+from elgrande.rules.actions import DONE as A_DONE
 from elgrande.rules.actions import END as A_END
+from elgrande.rules.actions import LOSE_COURT
 from elgrande.rules.actions import PLACE as A_PLACE
 from elgrande.rules.board import CASTILLO, SCORING_ROUNDS
 from elgrande.rules.state import (
     AFTER_DEPLOY,
     BID,
     CHOOSE,
+    COURT_PLACE,
     DEPLOY,
+    EMPTY_CHOOSE,
+    EMPTY_DROP,
     EVICTION,
     GENERAL,
+    LOSE,
     LOSE_ALL,
     LOSE_TWO,
+    MOVE,
+    MOVE_DROP,
     RECRUIT,
+    REMOVE,
     REVEAL,
+    SCORE_CHOICE,
     SECRET,
     SECRET_SCORING,
 )
@@ -76,6 +86,10 @@ MAX_PLAYOUT_STEPS = 400
 # choices evenly.
 LOST_CABALLERO = 0.25
 SECRET_TIE_BREAK = 0.1
+# Greedy special actions (``PlayoutPolicy(greedy_specials=True)``): a movement card stops
+# when the best Caballero left to pick would cost the seat more than this many points where
+# it stands (the drop that follows is not looked at: it usually gains something).
+PICK_STOP = -1.0
 # Progressive widening of bids (``IsmctsBot(bid_widening=True)``): a bid node with n visits
 # offers its first max(2, BID_WIDTH * n ** BID_GROWTH) bids in the heuristic's order
 # (2 at first, 4 after 16 visits, 8 after 256, 12 after 1,296), so the visits go to the
@@ -157,13 +171,16 @@ class PlayoutPolicy:
     cards 2a, 2e, 4f and 4g) is not random either: the choice that does most for the seat
     as things stand (``_secret``), without looking at any other seat's choice. With
     ``greedy_bids`` a bid is the one the heuristic bot would make (``bid_ranking``), not
-    one at random.
+    one at random. With ``greedy_specials`` the steps of the special actions that move,
+    place, remove or score Caballeros are greedy too (``_special``).
     """
 
     def __init__(self, epsilon: float = 0.1, greedy_secrets: bool = False,
-                 greedy_bids: bool = False, weights: Weights = DEFAULT_WEIGHTS) -> None:
+                 greedy_bids: bool = False, weights: Weights = DEFAULT_WEIGHTS,
+                 greedy_specials: bool = False) -> None:
         self.epsilon = epsilon
         self.greedy_secrets = greedy_secrets
+        self.greedy_specials = greedy_specials
         self.greedy_bids = greedy_bids
         self.weights = weights
 
@@ -185,6 +202,9 @@ class PlayoutPolicy:
             if deploy and rng.random() < 0.6:
                 return deploy[0]
             return rng.choice(useful)
+        if self.greedy_specials and (MOVE <= phase <= COURT_PLACE
+                                     or REMOVE <= phase <= SCORE_CHOICE):
+            return self._special(s, seat, legal, rng)
         if phase == SECRET and self.greedy_secrets:
             return self._secret(s, seat, legal, rng)
         if phase == BID and self.greedy_bids:
@@ -237,16 +257,57 @@ class PlayoutPolicy:
                     v = seat_points(counts, aw, n, seat, r, king, grande) - before \
                         - LOST_CABALLERO * lost
             elif purpose == SECRET_SCORING:
-                pts = area_points(counts, aw, n, r, king, grande)
-                own = pts[seat]
-                top = 0
-                total = 0
-                for q in range(n):
-                    if q != seat:
-                        total += pts[q]
-                        if pts[q] > top:
-                            top = pts[q]
-                v = own - 0.5 * top - 0.5 * total / (n - 1)
+                v = _scoring_gain(s, aws, r, seat)
+            v += SECRET_TIE_BREAK * rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _special(self, s: State, seat: int, legal: list[Action],
+                 rng: random.Random) -> Action:
+        """A special action's step chosen for the points it gains ``seat`` as things stand
+        (ties at random); reads the board only.
+
+        * movement cards: pick the Caballero whose leaving costs the seat least (an
+          opponent's: gains it most over that opponent), or stop once every pick would cost
+          more than ``PICK_STOP``; drop it where it adds most to the seat (an opponent's:
+          where it costs the seat least over that opponent);
+        * 1b: empty the region where the seat loses least, each Caballero then dropped
+          where it adds most (with the optional amount: stop when no drop gains);
+        * 1c: place as a deployment does; 2b: remove the Caballero that gains the seat
+          most over its owner; 2c: lose where it costs least (a Caballero in court is
+          worth ``weights.court``); 2d, 3c: score the region that pays most over the others.
+
+        Other special steps (the King, the Grande, the tiles, 4a, 4c, 1i) stay random.
+        """
+        phase = s.phase
+        if phase == COURT_PLACE:
+            return self._deploy(s, seat, legal, rng)
+        aws = area_awards(s.tiles)
+        n = s.n
+        best: Action = legal[0]
+        best_v = -math.inf
+        leaving = 0.0
+        if phase == EMPTY_DROP:
+            leaving = _gain(s, aws, s.source, seat, -1, seat)
+        for a in legal:
+            arg = a.arg
+            done = a.kind_id == A_DONE
+            if phase == MOVE:
+                v = PICK_STOP if done else _gain(s, aws, arg % 10, arg // 10, -1, seat)
+            elif phase == MOVE_DROP:
+                v = _gain(s, aws, arg, s.picked // 10, 1, seat)
+            elif phase == EMPTY_CHOOSE:
+                v = _gain(s, aws, arg, seat, -s.cab[arg * n + seat], seat)
+            elif phase == EMPTY_DROP:
+                v = 0.0 if done else _gain(s, aws, arg, seat, 1, seat) + leaving
+            elif phase == REMOVE:
+                v = _gain(s, aws, arg % 10, arg // 10, -1, seat)
+            elif phase == LOSE:
+                v = -self.weights.court if arg == LOSE_COURT else _gain(s, aws, arg, seat,
+                                                                        -1, seat)
+            else:  # SCORE_CHOICE
+                v = _scoring_gain(s, aws, arg, seat)
             v += SECRET_TIE_BREAK * rng.random()
             if v > best_v:
                 best, best_v = a, v
@@ -271,6 +332,38 @@ class PlayoutPolicy:
         return best
 
 
+def _gain(s: State, aws: tuple[tuple[int, int, int], ...], area: int, owner: int,
+          change: int, seat: int) -> float:
+    """What ``change`` more (or fewer) of ``owner``'s Caballeros in ``area`` gain ``seat``
+    if it were scored now: its points, less the owner's gain if the owner is another seat."""
+    n, king, grande = s.n, s.king, s.grande
+    counts = s.cab[area * n: area * n + n]
+    aw = aws[area]
+    mine = seat_points(counts, aw, n, seat, area, king, grande)
+    theirs = seat_points(counts, aw, n, owner, area, king, grande) if owner != seat else 0
+    counts[owner] += change
+    v = float(seat_points(counts, aw, n, seat, area, king, grande) - mine)
+    if owner != seat:
+        v -= seat_points(counts, aw, n, owner, area, king, grande) - theirs
+    return v
+
+
+def _scoring_gain(s: State, aws: tuple[tuple[int, int, int], ...], area: int,
+                  seat: int) -> float:
+    """What scoring ``area`` now pays ``seat`` over the others: its points less half the
+    best and half the mean of the others' (cards 2d, 3c and 4f)."""
+    n = s.n
+    pts = area_points(s.cab[area * n: area * n + n], aws[area], n, area, s.king, s.grande)
+    top = 0
+    total = 0
+    for q in range(n):
+        if q != seat:
+            total += pts[q]
+            if pts[q] > top:
+                top = pts[q]
+    return pts[seat] - 0.5 * top - 0.5 * total / (n - 1)
+
+
 class IsmctsBot(Bot):
     name = "ismcts"
 
@@ -280,7 +373,7 @@ class IsmctsBot(Bot):
                  greedy_secrets: bool = False, margin: float = 0.0,
                  margin_scale: float = 30.0, bid_widening: bool = False,
                  bid_horizon: bool = False, greedy_bids: bool = False,
-                 turn_cut: bool = False) -> None:
+                 turn_cut: bool = False, greedy_specials: bool = False) -> None:
         super().__init__(seed)
         # turn_cut: playouts stop where the next turn or bid begins (``playout``), the
         # positions the learned evaluation was fitted on, instead of playing the rest of
@@ -303,7 +396,9 @@ class IsmctsBot(Bot):
         # choices greedily instead of at random (PlayoutPolicy._secret).
         # greedy_bids: playouts bid as the heuristic bot would (``bid_ranking``), not at
         # random: a bid's worth depends on the others' bids after it.
-        self.policy = PlayoutPolicy(epsilon, greedy_secrets, greedy_bids, weights)
+        # greedy_specials: playouts make the special actions' steps greedily as well.
+        self.policy = PlayoutPolicy(epsilon, greedy_secrets, greedy_bids, weights,
+                                    greedy_specials)
         self._reuse: tuple[State, Node] | None = None
         self.iterations_done = 0  # for benchmarks
 

@@ -2,9 +2,9 @@
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
-``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``, ``hard-turn``), a bot with an
-iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``, ``hard-turn:3000``,
-``hard-plan:4500``), a frozen bot
+``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``, ``hard-turn``, ``hard-s``), a
+bot with an iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``,
+``hard-turn:3000``, ``hard-s:3000``, ``hard-plan:4500``), a frozen bot
 (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
 ``learned@FILE`` / ``learned:N@FILE`` (and ``hard-turn@FILE``): hard's search judged by
 another fit of the learned evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
@@ -155,6 +155,9 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # whose playouts stop where the next turn or bid begins, judged there by the learned
     # evaluation.
     "hard-turn": lambda seed: _learned(seed, 1500, turn_cut=True),
+    # On trial (docs/ai.md, "Greedy special actions in the playouts"): hard whose playouts
+    # make the special actions' steps (moves, placements, removals, scorings) greedily.
+    "hard-s": lambda seed: _learned(seed, 1500, greedy_specials=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -172,12 +175,15 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
-    elif base in ("ismcts", "learned", "learned-g", "hard-plan", "hard-turn") and budget:
+    elif base in ("ismcts", "learned", "learned-g", "hard-plan", "hard-turn",
+                  "hard-s") and budget:
         iterations = _budget(name, budget)
         if base == "learned":
             bot = _learned(seed, iterations)
         elif base == "hard-turn":
             bot = _learned(seed, iterations, turn_cut=True)
+        elif base == "hard-s":
+            bot = _learned(seed, iterations, greedy_specials=True)
         elif base == "learned-g":
             bot = _learned_greedy(seed, iterations)
         elif base == "hard-plan":
@@ -189,7 +195,8 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
                          "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
-                         "hard-turn:ITERATIONS, hard-plan:PLAYOUTS, learned[:ITERATIONS]@MODEL_FILE "
+                         "hard-turn:ITERATIONS, hard-s:ITERATIONS, hard-plan:PLAYOUTS, "
+                         "learned[:ITERATIONS]@MODEL_FILE "
                          "or hard-turn[:ITERATIONS]@MODEL_FILE")
     bot.name = name
     return bot
