@@ -90,9 +90,14 @@ def rows(s: State, fill: Callable[[int], dict[int, int]]) -> dict[int, list[int]
     return board
 
 
-def test_a_picked_caballero_is_dropped_where_it_gains() -> None:
-    s = position(MOVE_DROP, lambda s: s.picked // 10 == s.active)
-    seat, src = s.active, s.picked % 10
+@pytest.mark.parametrize(("phase", "source"), [
+    (MOVE_DROP, lambda s: s.picked % 10),  # a movement card's own Caballero
+    (EMPTY_DROP, lambda s: s.source),  # card 1b
+])
+def test_a_caballero_is_dropped_where_it_gains(phase: int,
+                                               source: Callable[[State], int]) -> None:
+    s = position(phase, lambda s: phase == EMPTY_DROP or s.picked // 10 == s.active)
+    seat, src = s.active, source(s)
     targets = {a.arg for a in legal_actions(s, seat)}
     free = next(r for r in regions(s, src) if r in targets)
     a, b, c = (q for q in range(s.n) if q != seat)
@@ -159,19 +164,6 @@ def test_card_1b_empties_the_region_that_costs_least() -> None:
     set_board(s, board)
     assert choices(s, greedy=True)[cheap] == TRIALS
     assert choices(s, greedy=False)[cheap] < TRIALS // 3
-
-
-def test_card_1b_drops_where_it_gains() -> None:
-    s = position(EMPTY_DROP)
-    seat, src = s.active, s.source
-    targets = {a.arg for a in legal_actions(s, seat)}
-    free = next(r for r in regions(s, src) if r in targets)
-    a, b, c = (q for q in range(s.n) if q != seat)
-    board = rows(s, lambda r: {a: 1} if r == free else {a: 5, b: 4, c: 3})
-    board[src][seat] = 2
-    set_board(s, board)
-    assert choices(s, greedy=True)[free] == TRIALS
-    assert choices(s, greedy=False)[free] < TRIALS // 3
 
 
 def test_card_2b_removes_where_it_gains_most() -> None:
