@@ -405,7 +405,9 @@ async def play_slot(run: Run, slot: Slot) -> None:
                 for task in game.tasks[len(seats):]:
                     task.cancel()
                 await asyncio.gather(*game.tasks, return_exceptions=True)
-                if seats[0].state and seats[0].state["finished"]:
+                # A game that ends after the deadline was still open at it: the report
+                # counts it so (the slot keeps it), not as finished.
+                if seats[0].state and seats[0].state["finished"] and not run.over():
                     slot.game = None
                     if run.measuring(time.monotonic()):
                         tally.games_finished += 1

@@ -61,9 +61,10 @@ def test_the_report_does_not_wait_for_the_pages_closing(monkeypatch: pytest.Monk
                        database_url=None, pubsub_url=None, urls=None)
     assert result["errors"] == 0, result["error_samples"]
     # (2-player 6-round games without thinking finish within the window: a slot whose
-    # game just ended holds none at the deadline, its next one still being set up)
-    assert result["moves"] > 0 and 1 <= result["open_games"] <= 2
-    assert result["open_games"] == 2 or result["games_finished"] >= 1
+    # game just ended holds none at the deadline, its next one still being set up; each
+    # slot holds an open game at the deadline or has finished one in the window)
+    assert result["moves"] > 0 and result["open_games"] <= 2
+    assert result["open_games"] + result["games_finished"] >= 2
 
 
 def test_the_live_model_reports_every_figure() -> None:
