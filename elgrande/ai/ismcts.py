@@ -50,6 +50,7 @@ from elgrande.rules.state import (
     EMPTY_DROP,
     EVICTION,
     GENERAL,
+    KING_MOVE,
     LOSE,
     LOSE_ALL,
     LOSE_TWO,
@@ -172,15 +173,17 @@ class PlayoutPolicy:
     as things stand (``_secret``), without looking at any other seat's choice. With
     ``greedy_bids`` a bid is the one the heuristic bot would make (``bid_ranking``), not
     one at random. With ``greedy_specials`` the steps of the special actions that move,
-    place, remove or score Caballeros are greedy too (``_special``).
+    place, remove or score Caballeros are greedy too (``_special``), and with
+    ``greedy_king`` the King's moves (``_king``).
     """
 
     def __init__(self, epsilon: float = 0.1, greedy_secrets: bool = False,
                  greedy_bids: bool = False, weights: Weights = DEFAULT_WEIGHTS,
-                 greedy_specials: bool = False) -> None:
+                 greedy_specials: bool = False, greedy_king: bool = False) -> None:
         self.epsilon = epsilon
         self.greedy_secrets = greedy_secrets
         self.greedy_specials = greedy_specials
+        self.greedy_king = greedy_king
         self.greedy_bids = greedy_bids
         self.weights = weights
 
@@ -205,6 +208,8 @@ class PlayoutPolicy:
         if self.greedy_specials and (MOVE <= phase <= COURT_PLACE
                                      or REMOVE <= phase <= SCORE_CHOICE):
             return self._special(s, seat, legal, rng)
+        if phase == KING_MOVE and self.greedy_king:
+            return self._king(s, seat, legal, rng)
         if phase == SECRET and self.greedy_secrets:
             return self._secret(s, seat, legal, rng)
         if phase == BID and self.greedy_bids:
@@ -314,6 +319,29 @@ class PlayoutPolicy:
         return best
 
     @staticmethod
+    def _king(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        """The King's move that gains the seat most over the others as things stand: the
+        bonus of 2 for the sole leader changes in the region he leaves and in the one he
+        enters (where no one may then place or move Caballeros; ties at random)."""
+        n, cab, grande, old = s.n, s.cab, s.grande, s.king
+        aws = area_awards(s.tiles)
+        before = _over_others(area_points(cab[old * n: old * n + n], aws[old], n, old, old,
+                                          grande), seat, n)
+        best: Action = legal[0]
+        best_v = -math.inf
+        for a in legal:
+            r = a.arg
+            counts = cab[r * n: r * n + n]
+            v = _over_others(area_points(counts, aws[r], n, r, r, grande), seat, n) \
+                - _over_others(area_points(counts, aws[r], n, r, old, grande), seat, n) \
+                + _over_others(area_points(cab[old * n: old * n + n], aws[old], n, old, r,
+                                           grande), seat, n) - before
+            v += SECRET_TIE_BREAK * rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    @staticmethod
     def _deploy(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
         n, cab, tiles, king, grande = s.n, s.cab, s.tiles, s.king, s.grande
         best: Action = legal[0]
@@ -353,7 +381,12 @@ def _scoring_gain(s: State, aws: tuple[tuple[int, int, int], ...], area: int,
     """What scoring ``area`` now pays ``seat`` over the others: its points less half the
     best and half the mean of the others' (cards 2d, 3c and 4f)."""
     n = s.n
-    pts = area_points(s.cab[area * n: area * n + n], aws[area], n, area, s.king, s.grande)
+    return _over_others(area_points(s.cab[area * n: area * n + n], aws[area], n, area,
+                                    s.king, s.grande), seat, n)
+
+
+def _over_others(pts: list[int], seat: int, n: int) -> float:
+    """The seat's points less half the best and half the mean of the others'."""
     top = 0
     total = 0
     for q in range(n):
@@ -373,7 +406,8 @@ class IsmctsBot(Bot):
                  greedy_secrets: bool = False, margin: float = 0.0,
                  margin_scale: float = 30.0, bid_widening: bool = False,
                  bid_horizon: bool = False, greedy_bids: bool = False,
-                 turn_cut: bool = False, greedy_specials: bool = False) -> None:
+                 turn_cut: bool = False, greedy_specials: bool = False,
+                 greedy_king: bool = False) -> None:
         super().__init__(seed)
         # turn_cut: playouts stop where the next turn or bid begins (``playout``), the
         # positions the learned evaluation was fitted on, instead of playing the rest of
@@ -396,9 +430,10 @@ class IsmctsBot(Bot):
         # choices greedily instead of at random (PlayoutPolicy._secret).
         # greedy_bids: playouts bid as the heuristic bot would (``bid_ranking``), not at
         # random: a bid's worth depends on the others' bids after it.
-        # greedy_specials: playouts make the special actions' steps greedily as well.
+        # greedy_specials: playouts make the special actions' steps greedily as well;
+        # greedy_king: and the King's moves.
         self.policy = PlayoutPolicy(epsilon, greedy_secrets, greedy_bids, weights,
-                                    greedy_specials)
+                                    greedy_specials, greedy_king)
         self._reuse: tuple[State, Node] | None = None
         self.iterations_done = 0  # for benchmarks
 

@@ -2,9 +2,10 @@
 
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
-``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``, ``hard-turn``, ``hard-s``), a
+``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``, ``hard-turn``, ``hard-s``,
+``hard-sk``), a
 bot with an iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``,
-``hard-turn:3000``, ``hard-s:3000``, ``hard-plan:4500``), a frozen bot
+``hard-turn:3000``, ``hard-s:3000``, ``hard-sk:3000``, ``hard-plan:4500``), a frozen bot
 (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
 ``learned@FILE`` / ``learned:N@FILE`` (and ``hard-turn@FILE``): hard's search judged by
 another fit of the learned evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
@@ -158,6 +159,9 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # On trial (docs/ai.md, "Greedy special actions in the playouts"): hard whose playouts
     # make the special actions' steps (moves, placements, removals, scorings) greedily.
     "hard-s": lambda seed: _learned(seed, 1500, greedy_specials=True),
+    # On trial (docs/ai.md, "Greedy King's moves in the playouts"): hard-s whose playouts
+    # also move the King greedily.
+    "hard-sk": lambda seed: _learned(seed, 1500, greedy_specials=True, greedy_king=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -176,7 +180,7 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
     elif base in ("ismcts", "learned", "learned-g", "hard-plan", "hard-turn",
-                  "hard-s") and budget:
+                  "hard-s", "hard-sk") and budget:
         iterations = _budget(name, budget)
         if base == "learned":
             bot = _learned(seed, iterations)
@@ -184,6 +188,8 @@ def make_bot(name: str, seed: int = 0) -> Bot:
             bot = _learned(seed, iterations, turn_cut=True)
         elif base == "hard-s":
             bot = _learned(seed, iterations, greedy_specials=True)
+        elif base == "hard-sk":
+            bot = _learned(seed, iterations, greedy_specials=True, greedy_king=True)
         elif base == "learned-g":
             bot = _learned_greedy(seed, iterations)
         elif base == "hard-plan":
@@ -195,7 +201,8 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     else:
         raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
                          "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
-                         "hard-turn:ITERATIONS, hard-s:ITERATIONS, hard-plan:PLAYOUTS, "
+                         "hard-turn:ITERATIONS, hard-s:ITERATIONS, hard-sk:ITERATIONS, "
+                         "hard-plan:PLAYOUTS, "
                          "learned[:ITERATIONS]@MODEL_FILE "
                          "or hard-turn[:ITERATIONS]@MODEL_FILE")
     bot.name = name

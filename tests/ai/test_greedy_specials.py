@@ -32,6 +32,7 @@ from elgrande.rules.state import (
     COURT_PLACE,
     EMPTY_CHOOSE,
     EMPTY_DROP,
+    KING_MOVE,
     LOSE,
     MOVE,
     MOVE_DROP,
@@ -64,7 +65,7 @@ def choices(s: State, greedy: bool, epsilon: float = 0.0) -> Counter[int]:
     """How often the policy makes each choice (by the action's argument, -1 for done)."""
     seat = to_act(s)[0]
     legal = legal_actions(s, seat)
-    policy = PlayoutPolicy(epsilon, greedy_specials=greedy)
+    policy = PlayoutPolicy(epsilon, greedy_specials=greedy, greedy_king=greedy)
     rng = random.Random(5)
     out: Counter[int] = Counter()
     for _ in range(TRIALS):
@@ -219,6 +220,25 @@ def test_card_1c_places_as_a_deployment_does() -> None:
     assert choices(s, greedy=False)[free] < TRIALS // 3
 
 
+def test_the_king_goes_where_the_seat_leads_alone() -> None:
+    s = position(KING_MOVE)
+    seat = s.active
+    a, b, c = (q for q in range(s.n) if q != seat)
+    mine = max(x.arg for x in legal_actions(s, seat))
+    # The seat leads alone only in ``mine``; elsewhere ``a`` does (the King there would
+    # give him the bonus), and where the King stands no one leads alone.
+    board = rows(s, lambda r: {seat: 3, a: 1} if r == mine else {a: 4, b: 2, seat: 1})
+    board[s.king] = [2] * s.n
+    set_board(s, board)
+    assert choices(s, greedy=True)[mine] == TRIALS
+    assert choices(s, greedy=False)[mine] < TRIALS // 2
+    # hard-s alone still moves him at random.
+    rng = random.Random(3)
+    plain = PlayoutPolicy(0.0, greedy_specials=True)
+    assert sum(plain.choose(s, seat, rng).arg == mine for _ in range(TRIALS)) \
+        < TRIALS // 2
+
+
 def test_hard_is_unchanged_and_the_variant_is_greedy() -> None:
     hard, variant = make_bot("hard", 1), make_bot("hard-s", 1)
     assert isinstance(hard, IsmctsBot) and isinstance(variant, IsmctsBot)
@@ -229,13 +249,19 @@ def test_hard_is_unchanged_and_the_variant_is_greedy() -> None:
                                hard.value)
     small = make_bot("hard-s:40", 1)
     assert isinstance(small, IsmctsBot) and small.iterations == 40
-    assert small.policy.greedy_specials
+    assert small.policy.greedy_specials and not small.policy.greedy_king
+    king = make_bot("hard-sk", 1)
+    assert isinstance(king, IsmctsBot) and king.policy.greedy_king
+    assert king.policy.greedy_specials and king.iterations == hard.iterations
+    small_king = make_bot("hard-sk:40", 1)
+    assert isinstance(small_king, IsmctsBot) and small_king.iterations == 40
+    assert small_king.policy.greedy_king
     with pytest.raises(ValueError, match="iteration budget"):
         make_bot("hard-s:0", 1)
 
 
 def test_the_variant_replays_exactly() -> None:
-    spec = GameSpec(0, ("hard-s:15", "easy", "hard-s:15"), chance_seed=9,
+    spec = GameSpec(0, ("hard-s:15", "easy", "hard-sk:15"), chance_seed=9,
                     bot_seeds=(1, 2, 3), rounds=6)
     a, b = play_game(spec), play_game(spec)
     assert (a.scores, a.decisions) == (b.scores, b.decisions)
@@ -243,7 +269,7 @@ def test_the_variant_replays_exactly() -> None:
 
 @pytest.mark.parametrize("players", [2, 5])
 def test_the_variant_plays_legal_games(players: int) -> None:
-    bots = ("hard-s:10",) + ("medium",) * (players - 1)
+    bots = ("hard-s:10", "hard-sk:10") + ("medium",) * (players - 2)
     result = play_game(GameSpec(0, bots, chance_seed=players, bot_seeds=tuple(range(players)),
                                 rounds=6))
     assert len(result.scores) == players
