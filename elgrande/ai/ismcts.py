@@ -407,8 +407,15 @@ class IsmctsBot(Bot):
                  margin_scale: float = 30.0, bid_widening: bool = False,
                  bid_horizon: bool = False, greedy_bids: bool = False,
                  turn_cut: bool = False, greedy_specials: bool = False,
-                 greedy_king: bool = False) -> None:
+                 greedy_king: bool = False, turn_cap: int = 0) -> None:
         super().__init__(seed)
+        # turn_cap: at most this many iterations over all the decisions of one turn (each
+        # still searches iterations // 8), 0 for no cap: a decision tops its reused subtree
+        # up to ``iterations`` visits, and after a wide choice the chosen child holds few,
+        # so a turn of many steps (a movement card's picks and drops) ran up to ten budgets
+        self.turn_cap = turn_cap
+        self._turn: tuple[int, int, int, bool] | None = None
+        self._turn_spent = 0
         # turn_cut: playouts stop where the next turn or bid begins (``playout``), the
         # positions the learned evaluation was fitted on, instead of playing the rest of
         # the round with the cheap policy
@@ -446,6 +453,12 @@ class IsmctsBot(Bot):
         # The budget is per turn: a reused subtree already holds part of it, so later
         # decisions of the same turn only top it up (but always search a little).
         todo = max(self.iterations - root.visits, self.iterations // 8, 1)
+        if self.turn_cap:
+            turn = (seat, *turn_key(visible))
+            if turn != self._turn:
+                self._turn, self._turn_spent = turn, 0
+            todo = max(min(todo, self.turn_cap - self._turn_spent), self.iterations // 8, 1)
+            self._turn_spent += todo
         for _ in range(todo):
             self.iterate(visible, seat, root, rng)
         self.iterations_done += todo
