@@ -118,8 +118,8 @@ LEVELS: dict[str, Level] = {
               lambda seed: HeuristicBot(seed, beam=2, noise=3.0, samples=1)),
         Level("medium", "Medium", "The heuristic bot: the best whole turn by its evaluation.",
               lambda seed: HeuristicBot(seed)),
-        Level("hard", "Hard", "ISMCTS, 1500 iterations per turn, heuristic playouts judged "
-              "by the learned evaluation (usually under 1 s per turn, rarely over 2 s).",
+        Level("hard", "Hard", "ISMCTS, 1500 iterations per decision, heuristic playouts "
+              "judged by the learned evaluation (usually under 1 s per turn, rarely over 2 s).",
               lambda seed: _learned(seed, 1500)),
     )
 }
