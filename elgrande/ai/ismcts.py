@@ -322,7 +322,7 @@ class PlayoutPolicy:
     def _king(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
         """The King's move that gains the seat most over the others as things stand: the
         bonus of 2 for the sole leader changes in the region he leaves and in the one he
-        enters (where no one may then place or move Caballeros; ties at random)."""
+        enters (where no Caballero may then be added or removed; ties at random)."""
         n, cab, grande, old = s.n, s.cab, s.grande, s.king
         aws = area_awards(s.tiles)
         before = _over_others(area_points(cab[old * n: old * n + n], aws[old], n, old, old,
@@ -450,8 +450,8 @@ class IsmctsBot(Bot):
         if self._reuse is not None and self._reuse[0] == visible:
             root = self._reuse[1]
         self._reuse = None
-        # The budget is per turn: a reused subtree already holds part of it, so later
-        # decisions of the same turn only top it up (but always search a little).
+        # The budget is per decision, but a reused subtree already holds part of it, so
+        # later decisions of the same turn only top it up (but always search a little).
         todo = max(self.iterations - root.visits, self.iterations // 8, 1)
         if self.turn_cap:
             turn = (seat, *turn_key(visible))
