@@ -325,8 +325,10 @@ class PlayoutPolicy:
         enters (where no Caballero may then be added or removed; ties at random)."""
         n, cab, grande, old = s.n, s.cab, s.grande, s.king
         aws = area_awards(s.tiles)
-        before = _over_others(area_points(cab[old * n: old * n + n], aws[old], n, old, old,
-                                          grande), seat, n)
+        # The region he leaves is the same for every move (-1: the King is elsewhere).
+        counts = cab[old * n: old * n + n]
+        leaving = _over_others(area_points(counts, aws[old], n, old, -1, grande), seat, n) \
+            - _over_others(area_points(counts, aws[old], n, old, old, grande), seat, n)
         best: Action = legal[0]
         best_v = -math.inf
         for a in legal:
@@ -334,8 +336,7 @@ class PlayoutPolicy:
             counts = cab[r * n: r * n + n]
             v = _over_others(area_points(counts, aws[r], n, r, r, grande), seat, n) \
                 - _over_others(area_points(counts, aws[r], n, r, old, grande), seat, n) \
-                + _over_others(area_points(cab[old * n: old * n + n], aws[old], n, old, r,
-                                           grande), seat, n) - before
+                + leaving
             v += SECRET_TIE_BREAK * rng.random()
             if v > best_v:
                 best, best_v = a, v
