@@ -50,6 +50,7 @@ from elgrande.rules.state import (
     EMPTY_DROP,
     EVICTION,
     GENERAL,
+    GRANDE_MOVE,
     KING_MOVE,
     LOSE,
     LOSE_ALL,
@@ -62,6 +63,7 @@ from elgrande.rules.state import (
     SCORE_CHOICE,
     SECRET,
     SECRET_SCORING,
+    TILE_MOVE,
 )
 
 from .base import Bot
@@ -174,13 +176,16 @@ class PlayoutPolicy:
     ``greedy_bids`` a bid is the one the heuristic bot would make (``bid_ranking``), not
     one at random. With ``greedy_specials`` the steps of the special actions that move,
     place, remove or score Caballeros are greedy too (``_special``), and with
-    ``greedy_king`` the King's moves (``_king``).
+    ``greedy_king`` the King's moves (``_king``), and with ``greedy_board`` the Grande's
+    move (card 4b, ``_grande``) and the mobile scoreboards' (card 4e, ``_tile``).
     """
 
     def __init__(self, epsilon: float = 0.1, greedy_secrets: bool = False,
                  greedy_bids: bool = False, weights: Weights = DEFAULT_WEIGHTS,
-                 greedy_specials: bool = False, greedy_king: bool = False) -> None:
+                 greedy_specials: bool = False, greedy_king: bool = False,
+                 greedy_board: bool = False) -> None:
         self.epsilon = epsilon
+        self.greedy_board = greedy_board
         self.greedy_secrets = greedy_secrets
         self.greedy_specials = greedy_specials
         self.greedy_king = greedy_king
@@ -210,6 +215,10 @@ class PlayoutPolicy:
             return self._special(s, seat, legal, rng)
         if phase == KING_MOVE and self.greedy_king:
             return self._king(s, seat, legal, rng)
+        if phase == GRANDE_MOVE and self.greedy_board:
+            return self._grande(s, seat, legal, rng)
+        if phase == TILE_MOVE and self.greedy_board:
+            return self._tile(s, seat, legal, rng)
         if phase == SECRET and self.greedy_secrets:
             return self._secret(s, seat, legal, rng)
         if phase == BID and self.greedy_bids:
@@ -283,7 +292,8 @@ class PlayoutPolicy:
           most over its owner; 2c: lose where it costs least (a Caballero in court is
           worth ``weights.court``); 2d, 3c: score the region that pays most over the others.
 
-        Other special steps (the King, the Grande, the tiles, 4a, 4c, 1i) stay random.
+        Other special steps (the King, the Grande, the tiles: see ``_king``, ``_grande``
+        and ``_tile``; 4a, 4c, 1i) stay random.
         """
         phase = s.phase
         if phase == COURT_PLACE:
@@ -338,6 +348,53 @@ class PlayoutPolicy:
                 - _over_others(area_points(counts, aws[r], n, r, old, grande), seat, n) \
                 + leaving
             v += SECRET_TIE_BREAK * rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    @staticmethod
+    def _grande(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        """The Grande's move (4b) to the region where its bonus of 2 for the sole leader
+        pays the seat as things stand (ties at random). Only the seat's own points change,
+        and what leaving its region costs is the same for every move."""
+        n, cab, king, grande = s.n, s.cab, s.king, s.grande
+        aws = area_awards(s.tiles)
+        moved = grande[:]
+        best: Action = legal[0]
+        best_v = -math.inf
+        for a in legal:
+            r = a.arg
+            moved[seat] = r
+            counts = cab[r * n: r * n + n]
+            v = seat_points(counts, aws[r], n, seat, r, king, moved) \
+                - seat_points(counts, aws[r], n, seat, r, king, grande) \
+                + SECRET_TIE_BREAK * rng.random()
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    @staticmethod
+    def _tile(s: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
+        """The mobile scoreboard's placement or move (4e) that gains the seat most over
+        the others as things stand: the region it leaves scores its printed awards again,
+        the one it enters the scoreboard's (ties at random)."""
+        n, cab, king, grande, tiles = s.n, s.cab, s.king, s.grande, s.tiles
+        aws = area_awards(tiles)
+        best: Action = legal[0]
+        best_v = -math.inf
+        for a in legal:
+            t, area = divmod(a.arg, 10)
+            moved = tiles[:]
+            moved[t] = area
+            after = area_awards(moved)
+            v = SECRET_TIE_BREAK * rng.random()
+            for r in (tiles[t], area):
+                if r >= 0:
+                    counts = cab[r * n: r * n + n]
+                    v += _over_others(area_points(counts, after[r], n, r, king, grande),
+                                      seat, n) \
+                        - _over_others(area_points(counts, aws[r], n, r, king, grande),
+                                       seat, n)
             if v > best_v:
                 best, best_v = a, v
         return best
@@ -408,7 +465,8 @@ class IsmctsBot(Bot):
                  margin_scale: float = 30.0, bid_widening: bool = False,
                  bid_horizon: bool = False, greedy_bids: bool = False,
                  turn_cut: bool = False, greedy_specials: bool = False,
-                 greedy_king: bool = False, turn_cap: int = 0) -> None:
+                 greedy_king: bool = False, greedy_board: bool = False,
+                 turn_cap: int = 0) -> None:
         super().__init__(seed)
         # turn_cap: at most this many iterations over all the decisions of one turn (each
         # still searches iterations // 8), 0 for no cap: a decision tops its reused subtree
@@ -439,9 +497,10 @@ class IsmctsBot(Bot):
         # greedy_bids: playouts bid as the heuristic bot would (``bid_ranking``), not at
         # random: a bid's worth depends on the others' bids after it.
         # greedy_specials: playouts make the special actions' steps greedily as well;
-        # greedy_king: and the King's moves.
+        # greedy_king: and the King's moves; greedy_board: and the Grande's and the mobile
+        # scoreboards' moves.
         self.policy = PlayoutPolicy(epsilon, greedy_secrets, greedy_bids, weights,
-                                    greedy_specials, greedy_king)
+                                    greedy_specials, greedy_king, greedy_board)
         self._reuse: tuple[State, Node] | None = None
         self.iterations_done = 0  # for benchmarks
 

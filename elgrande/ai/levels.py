@@ -3,9 +3,8 @@
 ``make_bot(name, seed)`` accepts a level name (``easy``, ``medium``, ``hard``), a bot name
 (``random``, ``heuristic``, ``ismcts``, ``learned``, ``hard-g``, ``hard-margin``,
 ``hard-bid``, ``hard-horizon``, ``hard-pbid``, ``hard-plan``, ``hard-turn``, ``hard-s``,
-``hard-sk``), a
-bot with an iteration budget (``ismcts:500``, ``learned:500``, ``learned-g:500``,
-``hard-turn:3000``, ``hard-s:3000``, ``hard-sk:3000``, ``hard-plan:4500``), a frozen bot
+``hard-sk``, ``hard-skb``), a bot of ``BUDGETED`` with an iteration budget (``ismcts:500``,
+``learned:500``, ``hard-s:3000``, ``hard-plan:4500``, ...), a frozen bot
 (``baseline``, ``hard-2026-12``: elgrande/ai/frozen/, the yardstick of strength tests), or
 ``learned@FILE`` / ``learned:N@FILE`` (and ``hard-turn@FILE``): hard's search judged by
 another fit of the learned evaluation (a model file written by ``elgrande train-value --out FILE``), to test a fit in a
@@ -101,10 +100,6 @@ def _with_model(name: str, seed: int) -> Bot:
     return bot
 
 
-def _learned_greedy(seed: int, iterations: int) -> IsmctsBot:
-    return _learned(seed, iterations, greedy_secrets=True)
-
-
 def _planned(seed: int, iterations: int) -> PlanBot:
     """hard's search and evaluation, its own turns chosen as whole plans (plans.py)."""
     return PlanBot(seed, iterations=iterations, exploration=LEARNED_EXPLORATION,
@@ -124,18 +119,48 @@ LEVELS: dict[str, Level] = {
     )
 }
 
-BOTS: dict[str, Callable[[int], Bot]] = {
-    "random": RandomBot,
-    "heuristic": HeuristicBot,
-    "ismcts": IsmctsBot,
+def _with_budget(factory: Callable[[int, int], Bot], iterations: int) -> Callable[[int], Bot]:
+    return lambda seed: factory(seed, iterations)
+
+
+# Bots that take an iteration budget after a colon (``hard-s:3000``), by name: a factory
+# of (seed, iterations). Without a budget each plays hard's 1500 (``BOTS`` below).
+BUDGETED: dict[str, Callable[[int, int], Bot]] = {
     # The search judged by the learned evaluation (value.py): hard since 1 December 2026,
     # under the name its duels were run with.
-    "learned": lambda seed: _learned(seed, 1500),
+    "learned": lambda seed, n: _learned(seed, n),
     # Opt-in variant under test (issue 18): hard with greedy secret choices in its
     # playouts (PlayoutPolicy(greedy_secrets=True)); hard itself is unchanged until a duel
     # says otherwise (docs/ai.md, "Greedy secret choices in the playouts").
-    "hard-g": lambda seed: _learned_greedy(seed, 1500),
-    "learned-g": lambda seed: _learned_greedy(seed, 1500),
+    "learned-g": lambda seed, n: _learned(seed, n, greedy_secrets=True),
+    "hard-g": lambda seed, n: _learned(seed, n, greedy_secrets=True),
+    # On trial (docs/ai.md, "Whole-turn plans"): hard whose own turns are chosen among
+    # the heuristic's best few whole turns by sequential halving over its playouts.
+    "hard-plan": _planned,
+    # Not adopted (docs/ai.md, "Playouts cut at the next turn": it lost to hard): hard
+    # whose playouts stop where the next turn or bid begins, judged there by the learned
+    # evaluation.
+    "hard-turn": lambda seed, n: _learned(seed, n, turn_cut=True),
+    # On trial (docs/ai.md, "Greedy special actions in the playouts"): hard whose playouts
+    # make the special actions' steps (moves, placements, removals, scorings) greedily.
+    "hard-s": lambda seed, n: _learned(seed, n, greedy_specials=True),
+    # On trial (docs/ai.md, "Greedy King's moves in the playouts"): hard-s whose playouts
+    # also move the King greedily.
+    "hard-sk": lambda seed, n: _learned(seed, n, greedy_specials=True, greedy_king=True),
+    # On trial (docs/ai.md, "The Grande and the scoreboards"): hard-sk whose playouts
+    # also move the Grande (4b) and the mobile scoreboards (4e) greedily.
+    "hard-skb": lambda seed, n: _learned(seed, n, greedy_specials=True, greedy_king=True,
+                                         greedy_board=True),
+    # The plain search judged by the squashed lead (no learned evaluation).
+    "ismcts": lambda seed, n: IsmctsBot(seed, iterations=n),
+}
+
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "ismcts": IsmctsBot,  # its own default budget (300), not hard's
+    **{name: _with_budget(factory, 1500) for name, factory in BUDGETED.items()
+       if name != "ismcts"},
     # On trial (docs/ai.md, "A reward that keeps a slope"): hard with a fifth of its reward
     # the points lead, so that far behind it still tells its options apart.
     "hard-margin": lambda seed: _learned(seed, 1500, margin=MARGIN_SHARE,
@@ -149,19 +174,6 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     # Not adopted (docs/ai.md, "Playouts that bid as the heuristic does": undecided and too
     # slow): hard whose playouts bid as the heuristic bot would, instead of at random.
     "hard-pbid": lambda seed: _learned(seed, 1500, greedy_bids=True),
-    # On trial (docs/ai.md, "Whole-turn plans"): hard whose own turns are chosen among
-    # the heuristic's best few whole turns by sequential halving over its playouts.
-    "hard-plan": lambda seed: _planned(seed, 1500),
-    # Not adopted (docs/ai.md, "Playouts cut at the next turn": it lost to hard): hard
-    # whose playouts stop where the next turn or bid begins, judged there by the learned
-    # evaluation.
-    "hard-turn": lambda seed: _learned(seed, 1500, turn_cut=True),
-    # On trial (docs/ai.md, "Greedy special actions in the playouts"): hard whose playouts
-    # make the special actions' steps (moves, placements, removals, scorings) greedily.
-    "hard-s": lambda seed: _learned(seed, 1500, greedy_specials=True),
-    # On trial (docs/ai.md, "Greedy King's moves in the playouts"): hard-s whose playouts
-    # also move the King greedily.
-    "hard-sk": lambda seed: _learned(seed, 1500, greedy_specials=True, greedy_king=True),
     # Frozen copies of past bots (never edited); ``baseline`` is the current yardstick.
     "hard-2026-12": hard_2026_12.make,
     "baseline": hard_2026_12.make,
@@ -179,30 +191,13 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     base, _, budget = name.partition(":")
     if base in LEVELS and not budget:
         bot = LEVELS[base].factory(seed)
-    elif base in ("ismcts", "learned", "learned-g", "hard-plan", "hard-turn",
-                  "hard-s", "hard-sk") and budget:
-        iterations = _budget(name, budget)
-        if base == "learned":
-            bot = _learned(seed, iterations)
-        elif base == "hard-turn":
-            bot = _learned(seed, iterations, turn_cut=True)
-        elif base == "hard-s":
-            bot = _learned(seed, iterations, greedy_specials=True)
-        elif base == "hard-sk":
-            bot = _learned(seed, iterations, greedy_specials=True, greedy_king=True)
-        elif base == "learned-g":
-            bot = _learned_greedy(seed, iterations)
-        elif base == "hard-plan":
-            bot = _planned(seed, iterations)
-        else:
-            bot = IsmctsBot(seed, iterations=iterations)
+    elif base in BUDGETED and budget:
+        bot = BUDGETED[base](seed, _budget(name, budget))
     elif base in BOTS and not budget:
         bot = BOTS[base](seed)
     else:
-        raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())} "
-                         "or ismcts:ITERATIONS, learned:ITERATIONS, learned-g:ITERATIONS, "
-                         "hard-turn:ITERATIONS, hard-s:ITERATIONS, hard-sk:ITERATIONS, "
-                         "hard-plan:PLAYOUTS, "
+        raise ValueError(f"unknown bot {name!r}; expected one of {', '.join(bot_names())}, "
+                         f"{', '.join(b + ':ITERATIONS' for b in BUDGETED)}, "
                          "learned[:ITERATIONS]@MODEL_FILE "
                          "or hard-turn[:ITERATIONS]@MODEL_FILE")
     bot.name = name
