@@ -147,8 +147,9 @@ BUDGETED: dict[str, Callable[[int, int], Bot]] = {
     # On trial (docs/ai.md, "Greedy King's moves in the playouts"): hard-s whose playouts
     # also move the King greedily.
     "hard-sk": lambda seed, n: _learned(seed, n, greedy_specials=True, greedy_king=True),
-    # On trial (docs/ai.md, "The Grande and the scoreboards"): hard-sk whose playouts
-    # also move the Grande (4b) and the mobile scoreboards (4e) greedily.
+    # Not adopted (docs/ai.md, "The Grande and the scoreboards in the playouts": no gain
+    # over hard-sk): hard-sk whose playouts also move the Grande (4b) and the mobile
+    # scoreboards (4e) greedily.
     "hard-skb": lambda seed, n: _learned(seed, n, greedy_specials=True, greedy_king=True,
                                          greedy_board=True),
     # The plain search judged by the squashed lead (no learned evaluation).
